@@ -1,0 +1,401 @@
+# The JSON-RPC 2.0 envelope and its codec.
+#
+# Theory of operation. MCP messages are JSON-RPC 2.0 requests, notifications and
+# responses (MCP basic/index.mdx "Messages" in every revision). Decoding happens in
+# two stages so that routing a message costs one pass over its bytes:
+#
+#   1. decode_message(bytes) reads the envelope only. ``params`` and ``result`` stay
+#      msgspec.Raw (a view of the original bytes), so a message that is only routed
+#      or forwarded is never decoded twice.
+#   2. decode_params(request, decoder) / decode_result(...) turn the Raw into the
+#      typed value for that method, on demand, and a failure there still knows the
+#      request id, so the error reply can echo it.
+#
+# The four message kinds below are both what we send and what we receive (h11's
+# symmetric events). They are msgspec Structs tagged ``jsonrpc: "2.0"``, so the tag
+# is always written and they encode to the wire shape directly.
+#
+# Limits are checked before msgspec sees the bytes. msgspec recurses on nested
+# arrays and objects and raises RecursionError at a depth that depends on the
+# caller's stack; we refuse anything nested deeper than ``max_depth`` with a clean
+# -32700 instead, decided from the bytes alone, so the answer is the same wherever
+# the codec is called from.
+
+from __future__ import annotations
+
+import re
+from typing import Any, Final, TypeVar
+
+import msgspec
+from msgspec import UNSET, Raw, UnsetType
+
+from ._errors import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    RemoteProtocolError,
+)
+
+__all__ = [
+    "RequestId",
+    "ErrorObject",
+    "Request",
+    "Notification",
+    "Response",
+    "ErrorResponse",
+    "Message",
+    "Limits",
+    "DEFAULT_LIMITS",
+    "decode_message",
+    "decode_batch",
+    "is_batch",
+    "decode_params",
+    "decode_result",
+    "encode_message",
+    "encode_batch",
+    "error_reply",
+]
+
+RequestId = int | str
+"""A JSON-RPC id as MCP allows it: an int or a string, never null (basic/index.mdx)."""
+
+_T = TypeVar("_T")
+
+
+class ErrorObject(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The ``error`` member of an error response (JSON-RPC 2.0 section 5.1)."""
+
+    code: int
+    message: str
+    data: Any = UNSET
+
+
+class Request(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="jsonrpc", tag="2.0"
+):
+    """A request: expects exactly one response with the same id.
+
+    On receipt ``params`` is a msgspec.Raw (or UNSET); when sending it may be any
+    encodable value: a Struct, a dict, or a Raw passed through untouched.
+    """
+
+    id: RequestId
+    method: str
+    params: Any = UNSET
+
+
+class Notification(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="jsonrpc", tag="2.0"
+):
+    """A notification: a request without an id, which is never answered."""
+
+    method: str
+    params: Any = UNSET
+
+
+class Response(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="jsonrpc", tag="2.0"
+):
+    """A successful response. On receipt ``result`` is a msgspec.Raw."""
+
+    id: RequestId
+    result: Any
+
+
+class ErrorResponse(
+    msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag_field="jsonrpc", tag="2.0"
+):
+    """An error response. ``id`` is None only when the request's id was unreadable."""
+
+    id: RequestId | None
+    error: ErrorObject
+
+
+Message = Request | Notification | Response | ErrorResponse
+"""Any one JSON-RPC message."""
+
+
+class Limits(msgspec.Struct, frozen=True, kw_only=True):
+    """Limits applied to every incoming message before it is parsed.
+
+    Attributes:
+        max_message_bytes: larger messages are refused with -32600. 16 MiB leaves
+            room for base64 images and audio in results (a 10 MiB file is ~13.4 MiB
+            of base64) while bounding what one peer can make us hold.
+        max_depth: arrays and objects nested deeper are refused with -32700. 128 is
+            serde_json's default recursion limit; MCP payloads (JSON Schemas
+            included) stay far below it, and it sits far below the depth at which
+            msgspec runs out of stack.
+    """
+
+    max_message_bytes: int = 16 * 1024 * 1024
+    max_depth: int = 128
+
+
+DEFAULT_LIMITS: Final = Limits()
+"""The limits used when none are given."""
+
+
+class _Envelope(msgspec.Struct):
+    # Deliberately loose: every member is read as whatever JSON it holds, so that a
+    # bad ``method`` or ``jsonrpc`` never hides a readable id from the error reply.
+    jsonrpc: Any = UNSET
+    id: Any = UNSET
+    method: Any = UNSET
+    params: Raw | UnsetType = UNSET
+    result: Raw | UnsetType = UNSET
+    error: Any = UNSET
+
+
+_envelope_decoder: Final = msgspec.json.Decoder(_Envelope)
+_batch_decoder: Final = msgspec.json.Decoder(list[Raw])
+_error_object_decoder: Final = msgspec.json.Decoder(ErrorObject)
+_encoder: Final = msgspec.json.Encoder()
+
+# Bytes that say nothing about nesting once escapes are gone: all but brackets and quotes.
+_NOT_STRUCTURE: Final = bytes(b for b in range(256) if b not in b'[]{}"')
+_EMPTY_PAIR: Final = re.compile(rb"\[\]|\{\}")
+_WHITESPACE: Final = b" \t\r\n"
+
+
+def _bracket_skeleton(data: bytes) -> bytes:
+    # The brackets of ``data`` that stand outside strings, in order. Escaped
+    # backslashes and quotes go first, so every remaining quote opens or closes a
+    # string; then everything but brackets and quotes goes. Removing two adjacent
+    # quotes keeps the open/close alternation (an empty string, or the seam between
+    # two strings with nothing outside them), so only strings that hold brackets
+    # are left for the slower split.
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    skeleton = data.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    if b'"' in skeleton:
+        skeleton = b"".join(skeleton.split(b'"')[::2])
+    return skeleton
+
+
+def _count_up_to(data: bytes, limit: int) -> int:
+    # Openers, counted with bytes.find (memchr speed) and given up past ``limit``:
+    # bytes.count walks every byte in a slow loop.
+    count = 0
+    for opener in (b"[", b"{"):
+        at = data.find(opener)
+        while at >= 0:
+            count += 1
+            if count > limit:
+                return count
+            at = data.find(opener, at + 1)
+    return count
+
+
+def _nesting_exceeds(data: bytes, max_depth: int) -> bool:
+    # Cheap bounds first: nesting needs two bytes a level and one opener a level.
+    if len(data) <= 2 * max_depth or _count_up_to(data, max_depth) <= max_depth:
+        return False
+    skeleton = _bracket_skeleton(data)
+    # A pass of bytes.replace deletes at least one level and at most two ("{[]}"
+    # goes whole), which bounds the depth from both sides in C-speed passes.
+    passes, rest = 0, skeleton
+    while rest:
+        shorter = rest.replace(b"[]", b"").replace(b"{}", b"")
+        if len(shorter) == len(rest):
+            # Only unmatched brackets remain: not valid JSON. Count them as nesting
+            # so that msgspec is never handed more depth than the limit.
+            return passes + len(rest) > max_depth
+        passes, rest = passes + 1, shorter
+        if passes > max_depth:
+            return True
+    if 2 * passes <= max_depth:
+        return False
+    # In between: count exactly. re.sub never rescans what it replaced, so each
+    # pass deletes exactly one level.
+    for _ in range(max_depth):
+        skeleton = _EMPTY_PAIR.sub(b"", skeleton)
+        if not skeleton:
+            return False
+    return True
+
+
+def _check_limits(data: bytes, limits: Limits) -> None:
+    if len(data) > limits.max_message_bytes:
+        raise RemoteProtocolError(
+            f"message of {len(data)} bytes exceeds the limit of {limits.max_message_bytes} bytes",
+            INVALID_REQUEST,
+            http_status=413,
+        )
+    if _nesting_exceeds(data, limits.max_depth):
+        raise RemoteProtocolError(f"JSON nested deeper than {limits.max_depth} levels", PARSE_ERROR)
+
+
+def is_batch(data: bytes) -> bool:
+    """Whether ``data`` holds a JSON array (a JSON-RPC batch) rather than one message."""
+    return data.lstrip(_WHITESPACE)[:1] == b"["
+
+
+def _readable_id(value: Any) -> RequestId | None:
+    # bool is a subclass of int in Python but not a JSON-RPC id.
+    if type(value) is int or type(value) is str:
+        return value
+    return None
+
+
+def _invalid(message: str, request_id: RequestId | None = None) -> RemoteProtocolError:
+    return RemoteProtocolError(message, INVALID_REQUEST, request_id=request_id)
+
+
+def decode_message(data: bytes | Raw, limits: Limits = DEFAULT_LIMITS) -> Message:
+    """Decode one JSON-RPC message, leaving ``params`` and ``result`` as Raw.
+
+    Args:
+        data: the UTF-8 JSON text of exactly one message.
+        limits: size and nesting limits to enforce before parsing.
+
+    Returns:
+        A Request, Notification, Response or ErrorResponse.
+
+    Raises:
+        RemoteProtocolError: with ``code`` -32700 for bytes that are not JSON (or
+            nested too deep), -32600 for JSON that is not a valid message, a batch,
+            or a message over the size limit. ``request_id`` holds the offending
+            id when it could be read. Nothing is kept between calls.
+    """
+    raw = data if type(data) is bytes else bytes(data)
+    _check_limits(raw, limits)
+    try:
+        env = _envelope_decoder.decode(raw)
+    except msgspec.ValidationError:
+        if is_batch(raw):
+            raise _invalid("a batch (JSON array) is not allowed here") from None
+        raise _invalid("a JSON-RPC message must be a JSON object") from None
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise RemoteProtocolError(f"invalid JSON: {exc}", PARSE_ERROR) from None
+    except RecursionError:  # only reachable when max_depth is set very high
+        raise RemoteProtocolError("JSON nested too deeply", PARSE_ERROR) from None
+
+    method = env.method
+    msg_id = env.id
+    if env.jsonrpc != "2.0":
+        raise _invalid('"jsonrpc" must be exactly "2.0"', _readable_id(msg_id))
+    if method is not UNSET:
+        if type(method) is not str:
+            raise _invalid('"method" must be a string', _readable_id(msg_id))
+        if msg_id is UNSET:
+            return Notification(method=method, params=env.params)
+        if type(msg_id) is int or type(msg_id) is str:
+            return Request(id=msg_id, method=method, params=env.params)
+        raise _invalid('a request "id" must be an integer or a string')
+    if env.result is not UNSET:
+        if env.error is not UNSET:
+            raise _invalid('a response has either "result" or "error", not both')
+        if type(msg_id) is int or type(msg_id) is str:
+            return Response(id=msg_id, result=env.result)
+        raise _invalid('a response "id" must be an integer or a string')
+    if env.error is not UNSET:
+        if msg_id is not None and type(msg_id) is not int and type(msg_id) is not str:
+            raise _invalid('an error response "id" must be an integer, a string or null')
+        try:
+            error = msgspec.convert(env.error, ErrorObject)
+        except msgspec.ValidationError as exc:
+            raise _invalid(f"malformed error object: {exc}", _readable_id(msg_id)) from None
+        return ErrorResponse(id=msg_id, error=error)
+    raise _invalid('a message needs "method", "result" or "error"', _readable_id(msg_id))
+
+
+def decode_batch(data: bytes, limits: Limits = DEFAULT_LIMITS) -> list[Raw]:
+    """Split a JSON-RPC batch into its members, each to go through decode_message.
+
+    Only revision 2025-03-26 allows batches (its basic/index.mdx "Batching"); the
+    caller decides whether the negotiated revision does.
+
+    Raises:
+        RemoteProtocolError: -32700 for bytes that are not JSON, -32600 when the
+            array is empty or the data is not an array (JSON-RPC 2.0 section 6).
+    """
+    _check_limits(data, limits)
+    try:
+        members = _batch_decoder.decode(data)
+    except msgspec.ValidationError:
+        raise _invalid("a batch must be a JSON array") from None
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        raise RemoteProtocolError(f"invalid JSON: {exc}", PARSE_ERROR) from None
+    except RecursionError:
+        raise RemoteProtocolError("JSON nested too deeply", PARSE_ERROR) from None
+    if not members:
+        raise _invalid("an empty batch is not a valid request")
+    return members
+
+
+def _decode_payload(
+    raw: Any, decoder: msgspec.json.Decoder[_T], request_id: RequestId | None, what: str
+) -> _T:
+    try:
+        return decoder.decode(raw)
+    except msgspec.ValidationError as exc:
+        body = bytes(raw).lstrip(_WHITESPACE)[:1]
+        if what == "params" and body not in (b"{", b"["):
+            # JSON-RPC 2.0 section 4.2: params, when present, is an object or array.
+            raise _invalid('"params" must be an object', request_id) from None
+        raise RemoteProtocolError(
+            f"invalid {what}: {exc}", INVALID_PARAMS, request_id=request_id
+        ) from None
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+        # The envelope pass skips over Raw members without checking their strings.
+        raise RemoteProtocolError(
+            f"invalid JSON: {exc}", PARSE_ERROR, request_id=request_id
+        ) from None
+
+
+_EMPTY_OBJECT: Final = Raw(b"{}")
+
+
+def decode_params(message: Request | Notification, decoder: msgspec.json.Decoder[_T]) -> _T:
+    """Decode a message's ``params`` with a typed decoder (absent params read as ``{}``).
+
+    Raises:
+        RemoteProtocolError: -32602 when the params do not fit the type, -32600 when
+            they are not a JSON object at all; ``request_id`` is the request's id.
+    """
+    params = message.params
+    if params is UNSET:
+        params = _EMPTY_OBJECT
+    elif type(params) is not Raw:
+        # Messages built in this process (the in-memory message mode) carry their
+        # params unencoded: hand over a value of the right type as it is, and put
+        # anything else through the codec so both modes accept the same inputs.
+        if type(params) is decoder.type:
+            return params
+        params = Raw(_encoder.encode(params))
+    request_id = message.id if type(message) is Request else None
+    return _decode_payload(params, decoder, request_id, "params")
+
+
+def decode_result(response: Response, decoder: msgspec.json.Decoder[_T]) -> _T:
+    """Decode a response's ``result`` with a typed decoder.
+
+    Raises:
+        RemoteProtocolError: -32602 when the result does not fit the expected type.
+    """
+    result = response.result
+    if type(result) is not Raw:
+        if type(result) is decoder.type:
+            return result
+        result = Raw(_encoder.encode(result))
+    return _decode_payload(result, decoder, response.id, "result")
+
+
+def encode_message(message: Message) -> bytes:
+    """Encode one message to compact JSON bytes (no trailing newline)."""
+    return _encoder.encode(message)
+
+
+def encode_batch(messages: list[Message]) -> bytes:
+    """Encode a list of messages as one JSON array (the reply to a batch)."""
+    return _encoder.encode(messages)
+
+
+def error_reply(error: RemoteProtocolError) -> ErrorResponse:
+    """The error response that answers the message that raised ``error``."""
+    data = error.data if error.data is not None else UNSET
+    return ErrorResponse(
+        id=error.request_id,
+        error=ErrorObject(code=error.code, message=error.message, data=data),
+    )
