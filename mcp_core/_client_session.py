@@ -304,16 +304,21 @@ class ClientSession(BaseSession):
             result = decode_result(message, pending.decoder)
         except RemoteProtocolError as exc:
             if self.era == "modern" and _result_type(message) == "input_required":
-                required = decode_result(message, _input_required_decoder)
-                return [InputRequired(id=message.id, method=method, result=required)]
+                return self._input_required(message, method)
             return self._bad_result(message.id, method, exc.message)
         result_type = getattr(result, "result_type", UNSET)
         if result_type is UNSET or result_type == "complete":
             return [ResponseReceived(id=message.id, method=method, result=result)]
         if result_type == "input_required" and self.era == "modern":
-            required = decode_result(message, _input_required_decoder)
-            return [InputRequired(id=message.id, method=method, result=required)]
+            return self._input_required(message, method)
         return self._bad_result(message.id, method, f"unknown resultType {result_type!r}")
+
+    def _input_required(self, message: Response, method: str) -> list[Event]:
+        try:
+            required = decode_result(message, _input_required_decoder)
+        except RemoteProtocolError as exc:
+            return self._bad_result(message.id, method, exc.message)
+        return [InputRequired(id=message.id, method=method, result=required)]
 
     def _bad_result(self, request_id: RequestId, method: str, why: str) -> list[Event]:
         error = ErrorObject(code=INVALID_PARAMS, message=f"invalid result: {why}")
