@@ -4,6 +4,7 @@ Bytes and messages go in, events and bytes come out; nothing here reads a socket
 starts a task or looks at a clock. See DESIGN.md for the layers.
 """
 
+from ._client_session import ClientConfig, ClientSession
 from ._errors import (
     ERROR_NAMES,
     HEADER_MISMATCH,
@@ -21,6 +22,21 @@ from ._errors import (
     RemoteProtocolError,
     http_status_for,
 )
+from ._events import (
+    ErrorReceived,
+    Event,
+    HandshakeCompleted,
+    InputRequired,
+    NotificationReceived,
+    ProgressReceived,
+    ProtocolViolation,
+    RequestCancelled,
+    RequestReceived,
+    RequestTimedOut,
+    ResponseReceived,
+)
+from ._framing import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong
+from ._framing import frame as frame_line
 from ._jsonrpc import (
     DEFAULT_LIMITS,
     ErrorObject,
@@ -40,6 +56,28 @@ from ._jsonrpc import (
     error_reply,
     is_batch,
 )
+from ._methods import (
+    LATEST_REVISION,
+    LEGACY_REVISIONS,
+    METHODS,
+    REVISIONS,
+    MethodSpec,
+    method_spec,
+    params_decoder,
+    result_decoder,
+)
+from ._seal import ReplayGuard, ReplayStore, StateRejected, StateSealer, request_binding
+from ._server_session import LOG_LEVELS, ClientInfo, ServerConfig, ServerSession
+from ._session import SessionState
+from ._sse import (
+    DEFAULT_MAX_EVENT_BYTES,
+    ServerSentEvent,
+    SSEError,
+    SSEParser,
+    encode_comment,
+    encode_event,
+)
+from ._uritemplate import UriTemplate, is_template
 
 __version__ = "0.1.0"
 
@@ -79,4 +117,51 @@ __all__ = [
     "encode_message",
     "error_reply",
     "is_batch",
+    # framing
+    "DEFAULT_MAX_LINE_BYTES",
+    "LineFramer",
+    "LineTooLong",
+    "frame_line",
+    "DEFAULT_MAX_EVENT_BYTES",
+    "ServerSentEvent",
+    "SSEError",
+    "SSEParser",
+    "encode_comment",
+    "encode_event",
+    # revisions and methods
+    "LATEST_REVISION",
+    "LEGACY_REVISIONS",
+    "METHODS",
+    "REVISIONS",
+    "MethodSpec",
+    "method_spec",
+    "params_decoder",
+    "result_decoder",
+    # sessions and events
+    "ClientConfig",
+    "ClientSession",
+    "ClientInfo",
+    "LOG_LEVELS",
+    "ServerConfig",
+    "ServerSession",
+    "SessionState",
+    "Event",
+    "ErrorReceived",
+    "HandshakeCompleted",
+    "InputRequired",
+    "NotificationReceived",
+    "ProgressReceived",
+    "ProtocolViolation",
+    "RequestCancelled",
+    "RequestReceived",
+    "RequestTimedOut",
+    "ResponseReceived",
+    # helpers for servers
+    "ReplayGuard",
+    "ReplayStore",
+    "StateRejected",
+    "StateSealer",
+    "request_binding",
+    "UriTemplate",
+    "is_template",
 ]
