@@ -136,9 +136,12 @@ DEFAULT_LIMITS: Final = Limits()
 """The limits used when none are given."""
 
 
-class _Envelope(msgspec.Struct):
+class _Envelope(msgspec.Struct, gc=False):
     # Deliberately loose: every member is read as whatever JSON it holds, so that a
     # bad ``method`` or ``jsonrpc`` never hides a readable id from the error reply.
+    # gc=False: the members are str/int/Raw or plain JSON data, which cannot form a
+    # reference cycle through this object; it saves ~15 ns a message
+    # (benchmarks/codec.py).
     jsonrpc: Any = UNSET
     id: Any = UNSET
     method: Any = UNSET
@@ -259,7 +262,12 @@ def decode_message(data: bytes | Raw, limits: Limits = DEFAULT_LIMITS) -> Messag
             id when it could be read. Nothing is kept between calls.
     """
     raw = data if type(data) is bytes else bytes(data)
-    _check_limits(raw, limits)
+    # The limits, inlined: this runs for every message.
+    size = len(raw)
+    if size > limits.max_message_bytes or (
+        size > 2 * limits.max_depth and _nesting_exceeds(raw, limits.max_depth)
+    ):
+        _check_limits(raw, limits)
     try:
         env = _envelope_decoder.decode(raw)
     except msgspec.ValidationError:
@@ -355,6 +363,11 @@ def decode_params(message: Request | Notification, decoder: msgspec.json.Decoder
             they are not a JSON object at all; ``request_id`` is the request's id.
     """
     params = message.params
+    if type(params) is Raw:
+        try:
+            return decoder.decode(params)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            pass  # the slow path below says precisely what is wrong
     if params is UNSET:
         params = _EMPTY_OBJECT
     elif type(params) is not Raw:
@@ -375,7 +388,12 @@ def decode_result(response: Response, decoder: msgspec.json.Decoder[_T]) -> _T:
         RemoteProtocolError: -32602 when the result does not fit the expected type.
     """
     result = response.result
-    if type(result) is not Raw:
+    if type(result) is Raw:
+        try:
+            return decoder.decode(result)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            pass  # the slow path below says precisely what is wrong
+    elif type(result) is not Raw:
         if type(result) is decoder.type:
             return result
         result = Raw(_encoder.encode(result))
