@@ -1,0 +1,132 @@
+"""Tables for people and JSON for machines, from LayerResults."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import sys
+from collections.abc import Sequence
+from importlib import metadata
+from typing import Any
+
+from .harness import NOISE_THRESHOLD, CaseResult, Figure
+from .layers import LayerResult
+
+__all__ = ["JSON_SCHEMA_VERSION", "format_layer", "machine_info", "package_versions", "to_json"]
+
+JSON_SCHEMA_VERSION = 1
+"""Bumped whenever a key of the ``--json`` output changes meaning or goes away."""
+
+_PACKAGES = ("msgspec", "mcp", "mcp-types", "pydantic", "pydantic-core", "fastmcp")
+
+
+def machine_info() -> dict[str, Any]:
+    """Where the figures were taken."""
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor(),
+        "python": sys.version.split()[0],
+        "python_implementation": platform.python_implementation(),
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def package_versions() -> dict[str, str | None]:
+    """Versions of mcp-core and of every package a layer may compare against (None: absent)."""
+    import mcp_core
+
+    versions: dict[str, str | None] = {"mcp-core": mcp_core.__version__}
+    for name in _PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+def to_json(
+    layers: Sequence[LayerResult], *, command: str, runs: int, quick: bool
+) -> dict[str, Any]:
+    """All figures, plus how and where they were taken."""
+    return {
+        "schema": JSON_SCHEMA_VERSION,
+        "command": command,
+        "quick": quick,
+        "runs": runs,
+        "noise_threshold": NOISE_THRESHOLD,
+        "finished": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "machine": machine_info(),
+        "versions": package_versions(),
+        "layers": {layer.name: layer.as_json() for layer in layers},
+    }
+
+
+def _ops(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+
+
+def _ratio(value: float) -> str:
+    return f"{value:.2f}x"
+
+
+def _row(label: str, figure: Figure, fmt: Any, width: int) -> str:
+    spread = f"[{fmt(figure.min)} - {fmt(figure.max)}]"
+    line = f"  {label:<{width}}  {fmt(figure.median):>12}  {spread:<26}"
+    if figure.noisy:
+        line += f"  noisy: spread {figure.spread:.0%}"
+    return line.rstrip()
+
+
+def format_case(result: CaseResult) -> list[str]:
+    """One case as a small table: ops/s per implementation, then the ratios."""
+    case = result.case
+    labels = list(result.timings) + list(result.ratios)
+    width = max(len(label) for label in [*labels, "implementation"])
+    lines = [
+        f"{case.name}: {case.title} ({case.payload_bytes:,} bytes)",
+        f"  {'implementation':<{width}}  {'ops/s median':>12}  [min - max]",
+    ]
+    for label, timing in result.timings.items():
+        lines.append(_row(label, timing.figure, _ops, width))
+    if result.ratios:
+        lines.append(f"  {'ratio of ops/s':<{width}}  {'median':>12}  [min - max], run by run")
+        for label, figure in result.ratios.items():
+            lines.append(_row(label, figure, _ratio, width))
+    return lines
+
+
+def format_layer(layer: LayerResult) -> list[str]:
+    """Every case of a layer, then what was skipped and why."""
+    lines = [f"== layer {layer.name} =="]
+    for case in layer.cases:
+        lines.extend(format_case(case))
+        lines.append("")
+    for label, reason in layer.skipped.items():
+        lines.append(f"skipped {label}: {reason}")
+    if any(
+        figure.noisy
+        for case in layer.cases
+        for figure in [*(t.figure for t in case.timings.values()), *case.ratios.values()]
+    ):
+        lines.append(
+            f"figures marked noisy varied by more than {NOISE_THRESHOLD:.0%} across runs: "
+            "rerun on an idle machine"
+        )
+    return lines
+
+
+def format_header(*, command: str, runs: int) -> list[str]:
+    """What was run, where, and how to read the tables."""
+    m = machine_info()
+    v = package_versions()
+    others = ", ".join(f"{name} {version}" for name, version in v.items() if version)
+    return [
+        f"$ {command}",
+        f"{m['python_implementation']} {m['python']} on {m['platform']}, {m['cpu_count']} CPUs",
+        others,
+        f"{runs} runs per figure; ops/s is the median, [min - max] across runs; "
+        "ratios above 1 mean mcp-core is faster",
+        "",
+    ]

@@ -1,0 +1,75 @@
+"""``mcp-core bench``: run the selected layers, print tables, optionally write JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from .harness import Settings
+from .layers import LAYERS, LayerResult, load
+from .report import format_header, format_layer, to_json
+
+__all__ = ["run_bench"]
+
+
+def run_bench(
+    *,
+    only: Sequence[str] = (),
+    quick: bool = False,
+    json_path: Path | None = None,
+    runs: int | None = None,
+    iterations: int | None = None,
+    command: str = "mcp-core bench",
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Run the layers named in ``only`` (all when empty) and report.
+
+    Args:
+        only: layer names, in any order; they run in registry order.
+        quick: 5 runs of short batches instead of 15 of longer ones.
+        json_path: where to write every figure as JSON, if anywhere.
+        runs: overrides the number of runs (tests).
+        iterations: fixes the batch size and skips calibration (tests).
+        command: the command line to print and record, so figures name it.
+        out: where the tables go (stdout by default).
+        err: where progress lines go (stderr by default).
+
+    Returns:
+        The process exit status: 0 on success.
+
+    Raises:
+        KeyError: an unknown layer name.
+    """
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    selected = [load(name) for name in only]
+    layers = [layer for layer in LAYERS.values() if not selected or layer in selected]
+
+    settings = Settings.quick() if quick else Settings.full()
+    if runs is not None or iterations is not None:
+        settings = Settings(
+            runs=runs if runs is not None else settings.runs,
+            target_batch_s=settings.target_batch_s,
+            warmup_s=settings.warmup_s,
+            iterations=iterations,
+        )
+
+    def progress(line: str) -> None:
+        print(line, file=err, flush=True)
+
+    print("\n".join(format_header(command=command, runs=settings.runs)), file=out, flush=True)
+    results: list[LayerResult] = []
+    for layer in layers:
+        result = layer.run(settings, progress)
+        results.append(result)
+        print("\n".join(format_layer(result)), file=out, flush=True)
+
+    if json_path is not None:
+        document = to_json(results, command=command, runs=settings.runs, quick=quick)
+        json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        progress(f"wrote {json_path}")
+    return 0

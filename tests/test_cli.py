@@ -1,0 +1,140 @@
+"""The ``mcp-core`` command line, run as a real process (``python -m transports.cli``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mcp_core
+from benchmarks import codec
+from benchmarks.harness import Case, Settings, Timing, ratio, run_case, summarise
+from benchmarks.layers import LAYERS
+
+TIMEOUT_S = 120
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "transports.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        cwd=cwd,
+    )
+
+
+def test_version() -> None:
+    done = run_cli("--version")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"mcp-core {mcp_core.__version__}"
+
+
+def test_no_command_prints_help_and_fails() -> None:
+    done = run_cli()
+    assert done.returncode == 2
+    assert "bench" in done.stderr
+
+
+def test_unknown_layer_is_a_usage_error() -> None:
+    done = run_cli("bench", "--only", "no-such-layer")
+    assert done.returncode == 2
+    assert "no-such-layer" in done.stderr
+
+
+def test_bench_codec_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    done = run_cli(
+        "bench", "--only", "codec", "--runs", "2", "--iterations", "2", "--json", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    # A progress line per case on stderr, a table per case on stdout.
+    for name in codec.CASES:
+        assert f"codec: {name}:" in done.stderr
+        assert f"{name}:" in done.stdout
+    assert "mcp-core / msgspec typed" in done.stdout
+
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert {"schema", "command", "quick", "runs", "machine", "versions", "layers"} <= set(document)
+    assert document["runs"] == 2
+    assert document["command"].startswith("mcp-core bench --only codec")
+    assert {"platform", "python", "cpu_count"} <= set(document["machine"])
+    assert document["versions"]["mcp-core"] == mcp_core.__version__
+    assert "msgspec" in document["versions"]
+    assert "mcp" in document["versions"]
+
+    layer = document["layers"]["codec"]
+    assert [case["name"] for case in layer["cases"]] == list(codec.CASES)
+    sdk_ran = document["versions"]["mcp-types"] is not None
+    for case in layer["cases"]:
+        labels = [result["implementation"] for result in case["results"]]
+        assert labels[:3] == [codec.MCP_CORE, codec.MSGSPEC_UNTYPED, codec.MSGSPEC_TYPED]
+        assert (codec.SDK in labels) == sdk_ran
+        for result in case["results"]:
+            assert result["batch_size"] == 2
+            assert len(result["runs_ops_per_s"]) == 2
+            assert {"median", "min", "max", "spread", "noisy"} <= set(result["ops_per_s"])
+        assert "mcp-core / msgspec typed" in case["ratios"]
+        assert ("mcp-core / SDK" in case["ratios"]) == sdk_ran
+    if not sdk_ran:
+        assert "mcp-core[bench]" in layer["skipped"][codec.SDK]
+
+
+def test_layers_are_registered_with_their_modules() -> None:
+    assert "codec" in LAYERS
+    assert LAYERS["codec"].module == "benchmarks.codec"
+
+
+def test_summary_and_noise() -> None:
+    figure = summarise([100.0, 90.0, 130.0])
+    assert (figure.median, figure.min, figure.max) == (100.0, 90.0, 130.0)
+    assert figure.noisy  # (130 - 90) / 100 = 0.4
+    assert not summarise([100.0, 95.0, 110.0]).noisy
+    with pytest.raises(ValueError):
+        summarise([])
+
+
+def test_ratios_pair_runs_not_medians() -> None:
+    fast = Timing("a", 1, [200.0, 100.0, 300.0])
+    slow = Timing("b", 1, [100.0, 100.0, 100.0])
+    figure = ratio(fast, slow)
+    assert (figure.median, figure.min, figure.max) == (2.0, 1.0, 3.0)
+    with pytest.raises(ValueError):
+        ratio(fast, Timing("c", 1, [1.0]))
+
+
+def test_run_case_interleaves_and_counts() -> None:
+    calls: list[str] = []
+    case = Case(
+        name="toy",
+        title="toy",
+        payload_bytes=0,
+        implementations={"a": lambda: calls.append("a"), "b": lambda: calls.append("b")},
+        ratios={"a / b": ("a", "b"), "a / missing": ("a", "missing")},
+    )
+    result = run_case(case, Settings(runs=3, target_batch_s=0.0, warmup_s=0.0, iterations=2))
+    # One warm-up call each, then per run a batch of 2 of a, then 2 of b.
+    assert calls == ["a", "b"] + ["a", "a", "b", "b"] * 3
+    assert list(result.ratios) == ["a / b"]
+    assert all(len(t.ops_per_s) == 3 for t in result.timings.values())
+
+
+def test_codec_cases_check_their_round_trips() -> None:
+    # Building a case runs every implementation once and compares output to input.
+    names = []
+    for name, factory in codec.build_cases(None):
+        case = factory()
+        names.append(name)
+        assert case.name == name
+        assert list(case.implementations) == [
+            codec.MCP_CORE,
+            codec.MSGSPEC_UNTYPED,
+            codec.MSGSPEC_TYPED,
+        ]
+    assert names == list(codec.CASES)
+    assert len(json.loads(codec.list_tools_response(100))["result"]["tools"]) == 100
+    content = json.loads(codec.large_call_request(1000))["params"]["arguments"]["content"]
+    assert len(content) == 1000
