@@ -458,9 +458,9 @@ class BaseSession:
 
     def _violation(self, exc: RemoteProtocolError, *, reply: bool) -> list[Event]:
         if reply:
-            if exc.request_id is not None:
-                # The request is answered now; it is no longer in flight.
-                self._incoming.pop(exc.request_id, None)
+            # Requests are admitted as in flight only after every check has passed,
+            # so a refused request was never in flight; an earlier request with the
+            # same id (a peer reusing ids) stays in flight and is answered normally.
             self._out.append(error_reply(exc))
         return [
             ProtocolViolation(

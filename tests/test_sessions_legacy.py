@@ -576,3 +576,15 @@ def test_closed_session_refuses_to_send_and_returns_pending() -> None:
     with pytest.raises(LocalProtocolError):
         pair.client.send_request("tools/list")
     assert feed(pair.client, {"jsonrpc": "2.0", "id": request_id, "result": {}}) == []
+
+
+def test_invalid_request_reusing_an_inflight_id_leaves_the_original_in_flight() -> None:
+    s = initialized_server()
+    assert isinstance(
+        feed(s, {"jsonrpc": "2.0", "id": 5, "method": "tools/list"})[0], RequestReceived
+    )
+    bad = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": 1}}
+    assert only(feed(s, bad), ProtocolViolation).code == -32602
+    wire(s)
+    s.send_response(5, {"tools": []})  # the original is still answerable
+    assert wire(s) == [{"jsonrpc": "2.0", "id": 5, "result": {"tools": []}}]
