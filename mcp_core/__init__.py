@@ -5,6 +5,7 @@ starts a task or looks at a clock. See DESIGN.md for the layers.
 """
 
 from ._client_session import ClientConfig, ClientSession
+from ._context import Context, McpError, Peer, ResourceNotFoundError
 from ._errors import (
     ERROR_NAMES,
     HEADER_MISMATCH,
@@ -67,6 +68,7 @@ from ._methods import (
     result_decoder,
 )
 from ._seal import ReplayGuard, ReplayStore, StateRejected, StateSealer, request_binding
+from ._server import Server
 from ._server_session import LOG_LEVELS, ClientInfo, ServerConfig, ServerSession
 from ._session import SessionState
 from ._sse import (
@@ -156,6 +158,12 @@ __all__ = [
     "RequestReceived",
     "RequestTimedOut",
     "ResponseReceived",
+    # the server application
+    "Server",
+    "Context",
+    "Peer",
+    "McpError",
+    "ResourceNotFoundError",
     # helpers for servers
     "ReplayGuard",
     "ReplayStore",
