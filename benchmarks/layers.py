@@ -69,6 +69,11 @@ LAYERS: dict[str, Layer] = {
             summary="JSON-RPC + MCP types, decode and encode round trips, no I/O",
             module="benchmarks.codec",
         ),
+        Layer(
+            name="session",
+            summary="tools/call round trips through a client and a server session, no I/O",
+            module="benchmarks.sessions",
+        ),
     ]
 }
 """Every layer by name, in the order ``mcp-core bench`` runs them."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import mcp_core
-from benchmarks import codec
+from benchmarks import codec, sessions
 from benchmarks.harness import Case, Settings, Timing, ratio, run_case, summarise
 from benchmarks.layers import LAYERS
 
@@ -83,9 +83,46 @@ def test_bench_codec_writes_json(tmp_path: Path) -> None:
         assert "mcp-core[bench]" in layer["skipped"][codec.SDK]
 
 
+def test_bench_session_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    done = run_cli(
+        "bench", "--only", "session", "--runs", "2", "--iterations", "2", "--json", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    assert "session: call_tool_round_trip:" in done.stderr
+    assert "call_tool_round_trip:" in done.stdout
+
+    layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["session"]
+    (case,) = layer["cases"]
+    labels = [result["implementation"] for result in case["results"]]
+    core = [sessions.LEGACY, sessions.MODERN, sessions.LEGACY_OBJECTS, sessions.MODERN_OBJECTS]
+    assert labels[:4] == core
+    sdk_ran = sessions.SDK in labels
+    for result in case["results"]:
+        # Figures are per round trip: a batch of 2 operations is 2 bursts.
+        assert result["batch_size"] == 2 * sessions.ROUND_TRIPS_PER_OP
+        assert len(result["runs_ops_per_s"]) == 2
+    assert ("mcp-core legacy / SDK" in case["ratios"]) == sdk_ran
+    assert ("mcp-core modern / SDK" in case["ratios"]) == sdk_ran
+    if not sdk_ran:
+        assert "mcp-core[bench]" in layer["skipped"][sessions.SDK]
+
+
+@pytest.mark.parametrize("legacy", [True, False])
+@pytest.mark.parametrize("wire", [True, False])
+def test_session_pairs_round_trip(legacy: bool, wire: bool) -> None:
+    pair = sessions.CorePair(legacy=legacy, wire=wire)
+    assert pair.client.era == ("legacy" if legacy else "modern")
+    pair.check()
+    pair.operation()()
+    assert pair.client.pending_requests == 0
+    assert pair.server.requests_in_flight == 0
+
+
 def test_layers_are_registered_with_their_modules() -> None:
     assert "codec" in LAYERS
     assert LAYERS["codec"].module == "benchmarks.codec"
+    assert LAYERS["session"].module == "benchmarks.sessions"
 
 
 def test_summary_and_noise() -> None:
