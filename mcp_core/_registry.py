@@ -25,6 +25,7 @@ from ._types_base import (
 from ._types_content import Annotations, Resource
 from ._types_server import (
     Prompt,
+    ResourceUpdatedNotificationParams,
     PromptArgument,
     ResourceTemplate,
     Tool,
@@ -107,6 +108,7 @@ class Registry:
         self._declared: set[str] = set()
         self._changes: dict[str, None] = {}
         self._updates: dict[str, None] = {}
+        self._watchers: list[Callable[[str, Any], None]] = []
         self._started = False
 
     # --- tools -------------------------------------------------------------------------
@@ -330,8 +332,16 @@ class Registry:
         return [e.definition for e in self._templates.values()]  # type: ignore[misc]
 
     def resource_updated(self, uri: str) -> None:
-        """Record that a resource changed, for ``take_resource_updates``."""
+        """Report that a resource changed.
+
+        Watchers (`watch`) hear it at once; it is also recorded for
+        ``take_resource_updates``.
+        """
         self._updates[uri] = None
+        if self._watchers:
+            params = ResourceUpdatedNotificationParams(uri=uri)
+            for watcher in list(self._watchers):
+                watcher("notifications/resources/updated", params)
 
     def take_resource_updates(self) -> list[str]:
         """URIs changed since the last call, for ``notifications/resources/updated``."""
@@ -527,7 +537,29 @@ class Registry:
 
     def _changed(self, feature: str) -> None:
         if self._started:
-            self._changes[_LIST_CHANGED[feature]] = None
+            method = _LIST_CHANGED[feature]
+            self._changes[method] = None
+            for watcher in list(self._watchers):
+                watcher(method, UNSET)
+
+    def watch(self, watcher: Callable[[str, Any], None]) -> Callable[[], None]:
+        """Call ``watcher(method, params)`` for every change notification to publish.
+
+        A runtime serving this application on several connections watches once
+        per connection and hands each call to ``ServerSession.publish``, which
+        sends it where the client asked for it. Called synchronously, from
+        whatever changed the registry.
+
+        Returns:
+            A function that stops the watching.
+        """
+        self._watchers.append(watcher)
+
+        def unwatch() -> None:
+            if watcher in self._watchers:
+                self._watchers.remove(watcher)
+
+        return unwatch
 
     def take_list_changes(self) -> list[str]:
         """Pending list-changed notification methods, oldest first; clears them.

@@ -1,0 +1,26 @@
+"""Transports for mcp-core: the async runtime on anyio (asyncio and trio alike).
+
+mcp_core holds the protocol; this package runs it: a `Client`, a
+`ServerConnection` per served client, the `Driver` underneath both, and the
+transports that carry messages (in-memory pipes now; stdio and HTTP build on the
+same driver).
+"""
+
+from ._client import Client, Connector, Subscription
+from ._driver import ConnectionClosed, Driver, pump
+from ._serve import ServerConnection, serve_stream
+from .memory import connect, couple, pipe
+
+__all__ = [
+    "Client",
+    "Connector",
+    "Subscription",
+    "ConnectionClosed",
+    "Driver",
+    "pump",
+    "ServerConnection",
+    "serve_stream",
+    "connect",
+    "couple",
+    "pipe",
+]

@@ -1,0 +1,456 @@
+# The driver: one sans-IO session, brought to life on anyio.
+#
+# Theory of operation. mcp_core's sessions take one message at a time and say what
+# happened (events) and what to send (messages_to_send). The driver adds what a
+# sans-IO object cannot have: tasks, waiting, and a clock.
+#
+#   feed(item)      a transport hands over one complete incoming message (JSON
+#                   bytes, a Message object, or a LineTooLong marker). The driver
+#                   passes it to the session, acts on the events at once, and
+#                   flushes what the session queued to the transport's sink. It is
+#                   a plain function: a transport calls it from its reader task, or,
+#                   for the in-memory pipe, the peer's driver calls it directly.
+#   request(...)    sends a request and waits for its answer: a waiter per id,
+#                   woken by ResponseReceived / InputRequired / ErrorReceived /
+#                   RequestTimedOut. A caller that is cancelled while it waits sends
+#                   notifications/cancelled (2025-11-25 basic/utilities/cancellation).
+#   incoming        each RequestReceived runs in its own task inside a cancel scope,
+#                   under a concurrency limit; notifications/cancelled from the peer
+#                   cancels that scope. The answer (or the McpError raised) goes back
+#                   through the session, which drops answers to cancelled requests.
+#   time            the session's deadlines are kept in anyio's clock; a timer task
+#                   sleeps until the next one and calls handle_timeouts(now).
+#
+# Everything outgoing leaves through one sink, ``sink(messages)``, a plain function
+# the transport installs: a queue for a writer task, or the peer's feed. Flushing
+# right after every session call, with no await in between, keeps the order the
+# session produced.
+#
+# The driver knows no MCP method: what a request means is the role's business
+# (`handle_request`, `handle_event`), given by the client or the server runtime.
+
+from __future__ import annotations
+
+import inspect
+import math
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import anyio
+from anyio import TaskHandle
+from anyio.abc import ObjectStream, TaskGroup
+from msgspec import UNSET
+
+from mcp_core import (
+    INTERNAL_ERROR,
+    PARSE_ERROR,
+    ErrorReceived,
+    Event,
+    InputRequired,
+    LineTooLong,
+    LocalProtocolError,
+    McpError,
+    Message,
+    ProgressReceived,
+    RemoteProtocolError,
+    RequestCancelled,
+    RequestId,
+    RequestReceived,
+    RequestTimedOut,
+    ResponseReceived,
+    encode_message,
+    error_reply,
+)
+from mcp_core._session import BaseSession
+
+__all__ = ["ConnectionClosed", "Driver", "Sink", "pump"]
+
+Sink = Callable[[list[Message]], None]
+"""Takes messages to deliver to the peer, in order, without blocking."""
+
+ProgressCallback = Callable[[ProgressReceived], Any]
+
+_DRAIN_SECONDS: Final = 2.0
+
+DEFAULT_MAX_CONCURRENCY: Final = 1024
+"""Incoming requests served at once per connection; more wait for a slot."""
+
+
+# The session's clock. Deadlines are only ever compared with it and turned into
+# sleep durations, so any monotonic clock will do; this one costs no backend lookup.
+_now = time.monotonic
+
+
+class ConnectionClosed(Exception):
+    """The connection ended before the request was answered."""
+
+
+class _Waiter:
+    __slots__ = ("done", "error", "event", "progress", "result")
+
+    def __init__(self) -> None:
+        self.event = anyio.Event()
+        self.done = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.progress: list[ProgressReceived] = []
+
+    def finish(self, result: Any = None, error: BaseException | None = None) -> None:
+        self.done = True
+        self.result = result
+        self.error = error
+        self.event.set()
+
+
+def _refuse_sink(messages: list[Message]) -> None:
+    raise ConnectionClosed("the connection is not open")
+
+
+class Driver:
+    """Runs one session: feeds it, flushes it, waits on it, serves its requests.
+
+    Args:
+        session: a ClientSession or ServerSession, not yet started.
+        task_group: where request handlers and the timer run; the driver lives as
+            long as it.
+        handle_request: answers a RequestReceived; returns the result or raises
+            McpError. Any other exception becomes a -32603 error.
+        handle_event: sees every other event the driver does not consume itself
+            (notifications, handshake, protocol violations). Called synchronously.
+        max_concurrency: incoming requests served at once.
+    """
+
+    def __init__(
+        self,
+        session: BaseSession,
+        task_group: TaskGroup,
+        *,
+        handle_request: Callable[[RequestReceived], Awaitable[Any]],
+        handle_event: Callable[[Event], None],
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    ) -> None:
+        self.session = session
+        self._tg = task_group
+        self._handle_request = handle_request
+        self._handle_event = handle_event
+        self._sink: Sink = _refuse_sink
+        self._waiters: dict[RequestId, _Waiter] = {}
+        self._serving: dict[RequestId, TaskHandle[None]] = {}
+        self._max_concurrency = max_concurrency
+        self._active = 0
+        self._slot_waiters: deque[anyio.Event] = deque()
+        self._timer: anyio.Event | None = None
+        self.closed = False
+        self.close_reason = "the connection is closed"
+
+    # --- wiring -----------------------------------------------------------------------
+
+    def attach(self, sink: Sink) -> None:
+        """Install the function that delivers our outgoing messages."""
+        self._sink = sink
+
+    def flush(self) -> None:
+        """Hand whatever the session queued to the sink."""
+        out = self.session.messages_to_send()
+        if out and not self.closed:
+            self._sink(out)
+
+    # --- incoming ---------------------------------------------------------------------
+
+    def feed(self, item: bytes | Message | LineTooLong) -> None:
+        """Take one complete incoming message and act on it."""
+        if self.closed:
+            return
+        session = self.session
+        if type(item) is bytes:
+            events = session.receive_bytes(item, _now())
+        elif isinstance(item, LineTooLong):
+            # The line was dropped unread, so no id is known (JSON-RPC 2.0 section 5).
+            refusal = RemoteProtocolError(
+                f"message longer than {item.size_hint - 1} bytes", PARSE_ERROR
+            )
+            self._sink([error_reply(refusal)])
+            return
+        else:
+            events = session.receive_message(item, _now())  # type: ignore[arg-type]
+        for event in events:
+            self._on_event(event)
+        self.flush()
+
+    def _on_event(self, event: Event) -> None:
+        # Exact type checks, most frequent first: this runs for every message.
+        if type(event) is ResponseReceived or type(event) is InputRequired:
+            waiter = self._waiters.pop(event.id, None)
+            if waiter is not None:
+                waiter.finish(event.result)
+        elif type(event) is RequestReceived:
+            # The handle's own cancel scope is what notifications/cancelled cancels.
+            self._serving[event.id] = self._tg.start_soon(self._serve, event)
+        elif type(event) is ErrorReceived:
+            waiter = self._waiters.pop(event.id, None) if event.id is not None else None
+            if waiter is None:
+                self._handle_event(event)
+            else:
+                error = event.error
+                data = None if error.data is UNSET else error.data
+                waiter.finish(error=McpError(error.code, error.message, data))
+        elif type(event) is ProgressReceived:
+            waiter = self._waiters.get(event.request_id)
+            if waiter is not None:
+                waiter.progress.append(event)
+                waiter.event.set()
+        elif type(event) is RequestCancelled:
+            handle = self._serving.get(event.id)
+            if handle is not None:
+                handle.cancel()
+        elif type(event) is RequestTimedOut:
+            waiter = self._waiters.pop(event.id, None)
+            if waiter is not None:
+                waiter.finish(error=TimeoutError(f"{event.method} timed out"))
+        else:
+            self._handle_event(event)
+
+    async def _serve(self, event: RequestReceived) -> None:
+        request_id = event.id
+        try:
+            if self._active >= self._max_concurrency:
+                await self._wait_for_slot()
+            else:
+                self._active += 1
+            try:
+                result = await self._handle_request(event)
+            finally:
+                self._release_slot()
+        except McpError as exc:
+            data = UNSET if exc.data is None else exc.data
+            self._answer(self.session.send_error, request_id, exc.code, exc.message, data)
+        except Exception as exc:
+            message = f"Internal error: {exc or type(exc).__name__}"
+            self._answer(self.session.send_error, request_id, INTERNAL_ERROR, message)
+        else:
+            self._answer(self.session.send_response, request_id, result)
+        finally:
+            self._serving.pop(request_id, None)
+
+    # A counting semaphore without anyio's checkpoints: the common case (a free
+    # slot) costs one comparison. A finishing handler hands its slot straight to
+    # the oldest waiter.
+
+    async def _wait_for_slot(self) -> None:
+        ready = anyio.Event()
+        self._slot_waiters.append(ready)
+        try:
+            await ready.wait()
+        except BaseException:
+            if ready.is_set():
+                self._release_slot()  # handed a slot while being cancelled: pass it on
+            else:
+                self._slot_waiters.remove(ready)
+            raise
+
+    def _release_slot(self) -> None:
+        if self._slot_waiters:
+            self._slot_waiters.popleft().set()
+        else:
+            self._active -= 1
+
+    def _answer(self, send: Callable[..., None], *args: Any) -> None:
+        if self.closed:
+            return
+        try:
+            send(*args)
+        except LocalProtocolError:
+            return  # the request is gone: cancelled, or the session closed
+        self.flush()
+
+    # --- outgoing ---------------------------------------------------------------------
+
+    async def request(
+        self,
+        method: str,
+        params: Any,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        sent: Callable[[RequestId], None] | None = None,
+    ) -> Any:
+        """Send a request and wait for its result.
+
+        Args:
+            method: the MCP method.
+            params: its params (a Struct, a dict, or UNSET).
+            timeout: seconds to wait; then the request is cancelled at the peer.
+            on_progress: called with each ProgressReceived, in order (a progress
+                token is added to the request).
+            sent: called with the request's id once it is queued.
+
+        Returns:
+            The typed result, or (2026-07-28) an InputRequiredResult.
+
+        Raises:
+            McpError: the peer answered with an error.
+            TimeoutError: no answer within ``timeout`` seconds.
+            ConnectionClosed: the connection ended first.
+            LocalProtocolError: the session refuses to send it (not ready,
+                capability not declared, method not in this revision).
+        """
+        if self.closed:
+            raise ConnectionClosed(self.close_reason)
+        request_id = self.session.send_request(  # type: ignore[attr-defined]
+            method,
+            params,
+            now=_now(),
+            timeout=timeout,
+            progress=on_progress is not None,
+        )
+        if sent is not None:
+            sent(request_id)
+        return await self.wait_for(request_id, timeout=timeout, on_progress=on_progress)
+
+    async def wait_for(
+        self,
+        request_id: RequestId,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> Any:
+        """Flush, then wait for the answer to a request the session has queued.
+
+        ``timeout`` only wakes the timer: the deadline itself was given to the
+        session when the request was queued. See `request` for what it raises.
+        """
+        waiter = _Waiter()
+        self._waiters[request_id] = waiter
+        self.flush()
+        if timeout is not None:
+            self.watch_deadlines()
+        try:
+            if on_progress is None:
+                await waiter.event.wait()
+            else:
+                await self._wait_with_progress(waiter, on_progress)
+        except BaseException:
+            if self._waiters.pop(request_id, None) is not None and not self.closed:
+                try:
+                    self.session.cancel_request(request_id, "cancelled by the caller")
+                except LocalProtocolError:
+                    pass
+                else:
+                    self.flush()
+            raise
+        if waiter.error is not None:
+            raise waiter.error
+        return waiter.result
+
+    async def _wait_with_progress(self, waiter: _Waiter, on_progress: ProgressCallback) -> None:
+        while True:
+            while waiter.progress:
+                event = waiter.progress.pop(0)
+                outcome = on_progress(event)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            if waiter.done:
+                return
+            waiter.event = anyio.Event()
+            await waiter.event.wait()
+
+    def notify(self, method: str, params: Any = UNSET) -> None:
+        """Send a notification."""
+        if self.closed:
+            raise ConnectionClosed(self.close_reason)
+        self.session.send_notification(method, params)
+        self.flush()
+
+    # --- time -------------------------------------------------------------------------
+
+    def watch_deadlines(self) -> None:
+        """Make the timer look at the session's deadlines again (a new one was set)."""
+        if self._timer is None:
+            self._timer = anyio.Event()
+            self._tg.start_soon(self._run_timer)
+        else:
+            self._timer.set()
+
+    async def _run_timer(self) -> None:
+        while not self.closed:
+            deadline = self.session.next_deadline()
+            wake = self._timer = anyio.Event()
+            if deadline is None:
+                await wake.wait()
+            else:
+                with anyio.move_on_after(deadline - _now()):
+                    await wake.wait()
+            if self.closed:
+                return
+            for event in self.session.handle_timeouts(_now()):
+                self._on_event(event)
+            self.flush()
+
+    # --- the end ----------------------------------------------------------------------
+
+    def close(self, reason: str = "the connection is closed") -> None:
+        """End the session: fail every waiting request, cancel every handler."""
+        if self.closed:
+            return
+        self.closed = True
+        self.close_reason = reason
+        self.session.close()
+        waiters, self._waiters = self._waiters, {}
+        for waiter in waiters.values():
+            waiter.finish(error=ConnectionClosed(reason))
+        for handle in self._serving.values():
+            handle.cancel()
+        if self._timer is not None:
+            self._timer.set()
+        self._sink = _refuse_sink
+
+
+async def pump(driver: Driver, stream: ObjectStream[Any], *, objects: bool = False) -> None:
+    """Run ``driver`` over a message stream until either side ends it.
+
+    Args:
+        driver: the driver to feed.
+        stream: an ObjectStream whose items are whole messages: JSON bytes (or
+            LineTooLong markers) by default, Message objects with ``objects``.
+        objects: pass Message objects instead of encoding them.
+
+    Reads until the stream ends, then closes the driver (failing what waits) and
+    the stream.
+    """
+    send, receive = anyio.create_memory_object_stream[Message](math.inf)
+
+    def sink(messages: list[Message]) -> None:
+        for message in messages:
+            send.send_nowait(message)
+
+    writer_done = anyio.Event()
+
+    async def write() -> None:
+        try:
+            async for message in receive:
+                await stream.send(message if objects else encode_message(message))
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            driver.close("the peer closed the connection")
+            tg.cancel_scope.cancel()
+        finally:
+            writer_done.set()
+
+    driver.attach(sink)
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(write)
+        try:
+            async for item in stream:
+                driver.feed(item)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
+        finally:
+            driver.close("the peer closed the connection")
+            # Let the writer drain what was queued before the end, briefly.
+            send.close()
+            with anyio.CancelScope(shield=True):
+                with anyio.move_on_after(_DRAIN_SECONDS):
+                    await writer_done.wait()
+                tg.cancel_scope.cancel()
+                await stream.aclose()
