@@ -62,6 +62,7 @@ from ._jsonrpc import (
 from ._methods import LEGACY_REVISIONS, REVISIONS, method_spec, result_decoder
 from ._server_session import _NEEDS_SERVER_CAPABILITY, _has_capability
 from ._session import (
+    _READY,
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
     LOG_LEVEL_KEY,
@@ -145,6 +146,11 @@ class ClientSession(BaseSession):
         self._probe_id: RequestId | None = None
         self._probe_timeout: float | None = None
         self._meta: dict[str, Any] = {}
+        # method -> result decoder, for the requests that passed every check of
+        # send_request under the revision and server capabilities below; see _route.
+        self._routes: dict[str, msgspec.json.Decoder[Any]] = {}
+        self._routed_revision: str | None = None
+        self._routed_capabilities: ServerCapabilities | None = None
 
     # --- opening ----------------------------------------------------------------------
 
@@ -247,6 +253,24 @@ class ClientSession(BaseSession):
                 exist in the revision in use, or the server did not declare the
                 capability it needs. Nothing was sent.
         """
+        if (
+            self._routed_revision is not self.revision
+            or self._routed_capabilities is not self.server_capabilities
+        ):
+            self._routes = {}
+            self._routed_revision = self.revision
+            self._routed_capabilities = self.server_capabilities
+        # A method in _routes passed every check below while the session was ready
+        # (and so open) under this very revision and these server capabilities.
+        decoder = self._routes.get(method) if self.state is _READY else None
+        if decoder is None:
+            decoder = self._route(method)
+        if self.era == "modern":
+            params = with_meta(params, self._meta)
+        return self._queue_request(method, params, decoder, now, timeout, progress)
+
+    def _route(self, method: str) -> msgspec.json.Decoder[Any]:
+        # Every check of send_request, in order; the result decoder if all pass.
         self._check_open()
         revision = self.revision
         if self.state is not SessionState.READY or revision is None:
@@ -258,10 +282,14 @@ class ClientSession(BaseSession):
         if needs is not None and not _has_capability(self.server_capabilities, *needs):
             flag = f".{needs[1]}" if needs[1] else ""
             raise LocalProtocolError(f"the server did not declare {needs[0]}{flag}")
-        if self.era == "modern":
-            params = with_meta(params, self._meta)
-        decoder = result_decoder(spec) if spec.result_type is not None else None
-        return self._queue_request(method, params, decoder or _any, now, timeout, progress)
+        decoder = result_decoder(spec) if spec.result_type is not None else _any
+        # Remembered unless the capability needs a flag, which may sit in a plain
+        # dict member that can change (ServerSession._gate_anew says more).
+        if needs is None or (
+            needs[1] is None and type(self.server_capabilities) is ServerCapabilities
+        ):
+            self._routes[method] = decoder
+        return decoder
 
     def send_notification(self, method: str, params: Any = UNSET) -> None:
         """Send a notification (roots/list_changed needs our roots.listChanged).

@@ -44,7 +44,7 @@ from ._jsonrpc import (
     Response,
     decode_params,
 )
-from ._methods import LATEST_REVISION, LEGACY_REVISIONS, REVISIONS, method_spec
+from ._methods import LATEST_REVISION, LEGACY_REVISIONS, REVISIONS, method_spec, params_decoder
 from ._session import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
@@ -55,7 +55,6 @@ from ._session import (
     BaseSession,
     SessionState,
     _cancelled_decoder,
-    _Incoming,
     progress_token_of,
     with_meta,
 )
@@ -169,6 +168,15 @@ _FILTER_FIELD: Final[dict[str, str]] = {
 
 _AUTO_ANSWERED: Final = frozenset({"ping", "logging/setLevel", "server/discover"})
 
+_LEGACY: Final = frozenset(LEGACY_REVISIONS)
+
+# Legacy requests that the core answers or that change the session on the way in.
+_LEGACY_SPECIAL: Final = frozenset(
+    {"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
+
+_msgpack: Final = msgspec.msgpack.Encoder()
+
 
 def _has_capability(capabilities: Any, name: str, flag: str | None) -> bool:
     # Capabilities are Structs (snake_case attributes) whose members may be Structs
@@ -208,17 +216,37 @@ class ServerSession(BaseSession):
         self._modern_revisions = tuple(r for r in config.revisions if r not in LEGACY_REVISIONS)
         self._legacy_revisions = tuple(r for r in config.revisions if r in LEGACY_REVISIONS)
         self._server_meta = {SERVER_INFO_KEY: config.server_info}
+        # (method, revision) -> params decoder, for the requests that passed _gate
+        # under self._gated_config; see _gate.
+        self._gated: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
+        self._gated_config = config
+        # The last ClientInfo read from a modern request's _meta, and the key of the
+        # input it came from; see _client_of.
+        self._client_key: bytes | None = None
+        self._client_last: ClientInfo | None = None
 
     # --- receiving requests -----------------------------------------------------------
 
     def _on_request(self, message: Request, now: float) -> list[Event]:
-        if self.revision is not None and self.revision in LEGACY_REVISIONS:
-            return self._legacy_request(message, self.revision)
+        revision = self.revision
+        if revision is not None and revision in _LEGACY:
+            return self._legacy_request(message, revision)
         if message.method == "initialize":
             return self._initialize(message)
         return self._modern_request(message)
 
-    def _gate(self, message: Request, revision: str) -> None:
+    def _gate(self, message: Request, revision: str) -> msgspec.json.Decoder[Any]:
+        """Refuse (-32601) a request we do not take in ``revision``; else its params decoder."""
+        if self._gated_config is not self.config:
+            # Another config may declare other capabilities: decide everything anew.
+            self._gated = {}
+            self._gated_config = self.config
+        decoder = self._gated.get((message.method, revision))
+        if decoder is None:
+            decoder = self._gate_anew(message, revision)
+        return decoder
+
+    def _gate_anew(self, message: Request, revision: str) -> msgspec.json.Decoder[Any]:
         method = message.method
         spec = method_spec(method, revision)
         if spec is None or spec.sender == "server" or spec.kind != "request":
@@ -236,6 +264,16 @@ class ServerSession(BaseSession):
                 METHOD_NOT_FOUND,
                 request_id=message.id,
             )
+        decoder = params_decoder(spec)
+        # The decision is remembered while the config stays the same object. The
+        # table is fixed and a frozen ServerCapabilities cannot gain or lose a
+        # member; a flag, though, may sit in a plain dict member, which can change,
+        # so requests that need one (resources/subscribe) are checked every time.
+        if needs is None or (
+            needs[1] is None and type(self.config.capabilities) is ServerCapabilities
+        ):
+            self._gated[method, revision] = decoder
+        return decoder
 
     def _legacy_request(self, message: Request, revision: str) -> list[Event]:
         method = message.method
@@ -243,29 +281,31 @@ class ServerSession(BaseSession):
             raise RemoteProtocolError(
                 "the session is already initialized", INVALID_REQUEST, request_id=message.id
             )
-        self._gate(message, revision)
-        params = self._decode_typed(message, method, revision)
-        self._admit_request(message, progress_token_of(params), modern=False)
-        assert self.client is not None
-        if method == "ping":
-            self.send_response(message.id, Result())
-            return []
-        if method == "logging/setLevel":
-            self.client = msgspec.structs.replace(self.client, log_level=params.level)
-            self.send_response(message.id, Result())
-            return []
-        if method == "resources/subscribe":
-            self.subscribed_uris.add(params.uri)
-        elif method == "resources/unsubscribe":
-            self.subscribed_uris.discard(params.uri)
+        params = decode_params(message, self._gate(message, revision))
+        token = progress_token_of(params) if params.meta else None
+        self._admit_request(message, token, modern=False)
+        client = self.client
+        assert client is not None
+        if method in _LEGACY_SPECIAL:
+            if method == "ping":
+                self.send_response(message.id, Result())
+                return []
+            if method == "logging/setLevel":
+                self.client = msgspec.structs.replace(client, log_level=params.level)
+                self.send_response(message.id, Result())
+                return []
+            if method == "resources/subscribe":
+                self.subscribed_uris.add(params.uri)
+            else:
+                self.subscribed_uris.discard(params.uri)
         return [
             RequestReceived(
                 id=message.id,
                 method=method,
                 params=params,
                 revision=revision,
-                client=self.client,
-                progress_token=self._incoming[message.id].progress_token,
+                client=client,
+                progress_token=token,
             )
         ]
 
@@ -304,9 +344,15 @@ class ServerSession(BaseSession):
         method = message.method
         # The types are one superset for all revisions, so the newest revision's
         # params type reads the request before we know which revision it claims.
+        # (A request that passed the gate in the newest revision has that decoder
+        # at hand; the gate itself is still asked below, after the _meta checks.)
         params: Any = None
-        if method_spec(method, LATEST_REVISION) is not None:
-            params = self._decode_typed(message, method, LATEST_REVISION)
+        decoder = self._gated.get((method, LATEST_REVISION))
+        if decoder is None:
+            spec = method_spec(method, LATEST_REVISION)
+            decoder = None if spec is None else params_decoder(spec)
+        if decoder is not None:
+            params = decode_params(message, decoder)
             meta = params.meta if isinstance(params.meta, dict) else None
         else:
             meta = _request_meta(message)
@@ -330,10 +376,10 @@ class ServerSession(BaseSession):
                 data={"supported": list(reversed(self.config.revisions)), "requested": version},
             )
         assert meta is not None
-        client = _client_from_meta(meta, message.id)
-        self._gate(message, version)
+        client = self._client_of(meta, message)
+        decoder = self._gate(message, version)
         if params is None:
-            params = self._decode_typed(message, method, version)
+            params = decode_params(message, decoder)
         token = progress_token_of(params)
         self._admit_request(message, token, modern=True)
         if method == "server/discover":
@@ -387,10 +433,46 @@ class ServerSession(BaseSession):
             )
         )
 
-    def _finish_result(self, incoming: _Incoming, result: Any) -> Any:
+    def _client_of(self, meta: dict[str, Any], message: Request) -> ClientInfo:
+        # A client sends the same capabilities and identity with every request, and
+        # converting them costs more than the rest of the request, so the last
+        # ClientInfo is kept, with a key that only the very same input matches: a
+        # hit returns what _client_from_meta would build. (Input it refuses is
+        # never kept, so neither is an absent or null clientCapabilities.)
+        caps = meta.get(CLIENT_CAPABILITIES_KEY)
+        info = meta.get(CLIENT_INFO_KEY)
+        level = meta.get(LOG_LEVEL_KEY)
+        last = self._client_last
+        key: bytes | None = None
+        if type(message.params) is msgspec.Raw:
+            # Read off the wire, so plain JSON values, which their msgpack encoding
+            # tells apart exactly (unlike ==, for which 1 == 1.0 == True, or JSON,
+            # which writes an infinite float as null). Absent and null read alike.
+            # A value msgpack cannot write (an integer past 64 bits) is not kept.
+            try:
+                key = _msgpack.encode((caps, info, level))
+            except Exception:
+                key = None
+            if key is not None and key == self._client_key:
+                assert last is not None
+                return last
+        elif (
+            # In memory: the very objects of the last ClientInfo, frozen Structs of
+            # the target types, which msgspec.convert hands back as they are.
+            last is not None
+            and caps is last.capabilities
+            and info is last.info
+            and level is last.log_level
+            and type(caps) is ClientCapabilities
+            and (info is None or type(info) is Implementation)
+        ):
+            return last
+        client = _client_from_meta(meta, message.id)
+        self._client_key, self._client_last = key, client
+        return client
+
+    def _finish_result(self, result: Any) -> Any:
         # 2026-07-28 results carry resultType, and serverInfo in _meta.
-        if not incoming.modern:
-            return result
         extra = self._server_meta if self.config.server_info_in_results else None
         if isinstance(result, dict):
             result = dict(result)
@@ -398,12 +480,16 @@ class ServerSession(BaseSession):
             if extra:
                 result["_meta"] = {**extra, **(result.get("_meta") or {})}
             return result
-        changes: dict[str, Any] = {}
-        if getattr(result, "result_type", None) is UNSET:
-            changes["result_type"] = "complete"
+        complete = getattr(result, "result_type", None) is UNSET
         if extra:
-            changes["meta"] = {**extra, **(getattr(result, "meta", None) or {})}
-        return msgspec.structs.replace(result, **changes) if changes else result
+            meta = getattr(result, "meta", None)
+            meta = {**extra, **meta} if meta else dict(extra)
+            if complete:
+                return msgspec.structs.replace(result, result_type="complete", meta=meta)
+            return msgspec.structs.replace(result, meta=meta)
+        if complete:
+            return msgspec.structs.replace(result, result_type="complete")
+        return result
 
     # --- receiving notifications ------------------------------------------------------
 

@@ -337,3 +337,36 @@ def test_invalid_utf8_inside_params_is_a_parse_error_with_the_id() -> None:
     with pytest.raises(RemoteProtocolError) as info:
         decode_params(msg, ECHO_DECODER)
     assert (info.value.code, info.value.request_id) == (-32700, 3)
+
+
+# The openers are counted with bytes.translate up to _TRANSLATE_MAX bytes and with
+# bytes.find beyond it; both ways must give the same answers as the exact scan.
+@pytest.mark.parametrize("padding", [0, 5000])
+def test_many_shallow_openers_are_accepted(padding: int) -> None:
+    siblings = ",".join(["{}"] * 300)  # 300 openers, three levels deep
+    data = (
+        '{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":['
+        + siblings
+        + '],"p":"'
+        + "x" * padding
+        + '"}}'
+    ).encode()
+    assert type(decode_message(data)) is Request
+
+
+@pytest.mark.parametrize("padding", [0, 5000])
+def test_one_level_past_the_limit_is_refused_at_any_size(padding: int) -> None:
+    inner = 128 - 2  # the envelope and params are levels 1 and 2
+    head = b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"p":"' + b"x" * padding + b'","a":'
+    at_limit = head + b"[" * inner + b"]" * inner + b"}}"
+    assert type(decode_message(at_limit)) is Request
+    past = head + b"[" * (inner + 1) + b"]" * (inner + 1) + b"}}"
+    assert error_of(past).code == -32700
+
+
+@given(json_values, st.integers(min_value=0, max_value=12))
+@settings(max_examples=200)
+def test_nesting_check_is_exact_past_the_translate_size(value: Any, limit: int) -> None:
+    padded = [value, "x" * 5000]
+    data = json.dumps(padded).encode()
+    assert _nesting_exceeds(data, limit) == (depth_of(padded) > limit)

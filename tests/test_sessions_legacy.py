@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import pytest
 from helpers import SessionPair, only
 
@@ -588,3 +589,46 @@ def test_invalid_request_reusing_an_inflight_id_leaves_the_original_in_flight() 
     wire(s)
     s.send_response(5, {"tools": []})  # the original is still answerable
     assert wire(s) == [{"jsonrpc": "2.0", "id": 5, "result": {"tools": []}}]
+
+
+# --- what the sessions remember between requests --------------------------------------------
+
+
+def test_client_checks_capabilities_again_when_they_change() -> None:
+    pair = ready_pair()
+    pair.client.send_request("tools/list")  # allowed, and remembered as allowed
+    pair.client.server_capabilities = ServerCapabilities()
+    with pytest.raises(LocalProtocolError):
+        pair.client.send_request("tools/list")
+
+
+def test_flags_in_dict_capabilities_are_read_every_time() -> None:
+    resources: dict[str, Any] = {"subscribe": True}
+    s = initialized_server(capabilities=ServerCapabilities(resources=resources))
+    subscribe = {"jsonrpc": "2.0", "method": "resources/subscribe", "params": {"uri": "a://x"}}
+    assert isinstance(feed(s, dict(subscribe, id=1))[0], RequestReceived)
+    resources["subscribe"] = False
+    assert only(feed(s, dict(subscribe, id=2)), ProtocolViolation).code == -32601
+
+
+def test_server_checks_capabilities_again_under_a_new_config() -> None:
+    s = initialized_server()
+    assert isinstance(
+        feed(s, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})[0], RequestReceived
+    )
+    s.config = msgspec.structs.replace(s.config, capabilities=ServerCapabilities())
+    events = feed(s, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    assert only(events, ProtocolViolation).code == -32601
+
+
+def test_broken_and_empty_batches_get_the_answers_of_batches() -> None:
+    # receive_bytes asks whether the bytes are a batch only after they failed to
+    # decode as one message; what a batch gets must not change.
+    s = initialized_server("2025-11-25")
+    events = s.receive_bytes(b' \n[{"jsonrpc":"2.0","id":1,"method":"ping"}')
+    assert only(events, ProtocolViolation).message == (
+        "batches are not allowed in protocol revision 2025-11-25"
+    )
+    s = initialized_server("2025-03-26")
+    events = s.receive_bytes(b"\t[]")
+    assert only(events, ProtocolViolation).message == "an empty batch is not a valid request"

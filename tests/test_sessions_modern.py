@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import pytest
 from helpers import SessionPair, only
 
@@ -19,10 +20,12 @@ from mcp_core._events import (
     RequestReceived,
     ResponseReceived,
 )
+from mcp_core._jsonrpc import Request
 from mcp_core._methods import LEGACY_REVISIONS
 from mcp_core._server_session import ServerConfig, ServerSession
 from mcp_core._session import SessionState
 from mcp_core._types_base import (
+    ClientCapabilities,
     Implementation,
     ListChangedCapability,
     ResourcesCapability,
@@ -432,3 +435,67 @@ def test_client_sees_tagged_notifications() -> None:
     assert only(client_events, NotificationReceived).params.meta == {
         "io.modelcontextprotocol/subscriptionId": listen
     }
+
+
+# --- the client read from _meta, request after request ---------------------------------------
+
+
+def test_client_from_meta_follows_every_change() -> None:
+    s = server()
+
+    def client_of(capabilities: Any, info: Any = META["io.modelcontextprotocol/clientInfo"]) -> Any:
+        meta = dict(META)
+        meta["io.modelcontextprotocol/clientCapabilities"] = capabilities
+        meta["io.modelcontextprotocol/clientInfo"] = info
+        events = feed(s, request("tools/list", id=1, meta=meta))
+        s.messages_to_send()
+        if s.requests_in_flight:
+            s.send_response(1, {"tools": []})
+            s.messages_to_send()
+            return only(events, RequestReceived).client
+        return only(events, ProtocolViolation)
+
+    roots = {"roots": {"listChanged": True}}
+    assert client_of(roots).capabilities.roots.list_changed is True
+    assert client_of(roots).capabilities.roots.list_changed is True  # the same again
+    # Equal under == but not the same JSON: 1 is not a boolean.
+    assert client_of({"roots": {"listChanged": 1}}).code == -32602
+    assert client_of({}).capabilities.roots is msgspec.UNSET
+    assert client_of({}, {"name": "other", "version": "2"}).info.name == "other"
+    assert client_of({}, None).info is None
+    huge = {"experimental": {"x": {"n": 2**70}}}  # past what msgpack writes
+    assert client_of(huge).capabilities.experimental == huge["experimental"]
+    assert client_of(huge).capabilities.experimental == huge["experimental"]
+
+
+def test_client_from_meta_in_memory_follows_every_change() -> None:
+    s = server()
+
+    def client_of(capabilities: Any) -> Any:
+        meta = dict(META)
+        meta["io.modelcontextprotocol/clientCapabilities"] = capabilities
+        params = CallToolRequestParams(name="echo", arguments={}, meta=meta)
+        events = s.receive_message(Request(id=1, method="tools/call", params=params))
+        if s.requests_in_flight:
+            s.send_response(1, CallToolResult(content=[]))
+            s.messages_to_send()
+            return only(events, RequestReceived).client
+        return only(events, ProtocolViolation)
+
+    plain, with_roots = ClientCapabilities(), ClientCapabilities(roots=ListChangedCapability())
+    assert client_of(plain).capabilities is plain
+    assert client_of(plain).capabilities is plain
+    assert client_of(with_roots).capabilities is with_roots
+    # A dict is converted every time: what it holds now is what counts.
+    roots: dict[str, Any] = {"roots": {"listChanged": True}}
+    assert client_of(roots).capabilities.roots.list_changed is True
+    roots["roots"]["listChanged"] = "yes"
+    assert client_of(roots).code == -32602
+
+
+def test_modern_server_checks_capabilities_again_under_a_new_config() -> None:
+    s = server()
+    events = feed(s, request("tools/list", id=1))
+    assert isinstance(only(events, RequestReceived), RequestReceived)
+    s.config = msgspec.structs.replace(s.config, capabilities=ServerCapabilities())
+    assert only(feed(s, request("tools/list", id=2)), ProtocolViolation).code == -32601
