@@ -25,9 +25,9 @@ from ._types_base import (
 from ._types_content import Annotations, Resource
 from ._types_server import (
     Prompt,
-    ResourceUpdatedNotificationParams,
     PromptArgument,
     ResourceTemplate,
+    ResourceUpdatedNotificationParams,
     Tool,
     ToolAnnotations,
 )

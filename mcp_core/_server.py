@@ -89,6 +89,10 @@ async def _invoke(info: FunctionInfo, values: dict[str, Any], ctx: Context) -> A
     return result
 
 
+def _binding(method: str, name: str, arguments: Any) -> str:
+    return request_binding(method, name, msgspec.json.encode(arguments, order="sorted"))
+
+
 def _text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
@@ -381,9 +385,11 @@ class Server(Registry):
         if not ctx.modern or event.method not in MRTR_METHODS:
             return await run()
         params = event.params
-        binding = request_binding(
-            event.method, name, msgspec.json.encode(arguments, order="sorted")
-        )
+        # The binding (a digest of the arguments) is only needed to open or seal a
+        # requestState, so a call that carries none and asks nothing skips it.
+        binding: str | None = None
+        if not isinstance(params.request_state, UnsetType):
+            binding = _binding(event.method, name, arguments)
         state = self._open(params.request_state, binding, ctx)
         answers = list(state.answers)
         responses = params.input_responses
@@ -395,6 +401,8 @@ class Server(Registry):
         try:
             return await run()
         except InputNeeded as asked:
+            if binding is None:
+                binding = _binding(event.method, name, arguments)
             payload = msgspec.json.encode(_State(answers=answers, pending=asked.method))
             return InputRequiredResult(
                 result_type="input_required",
@@ -406,8 +414,8 @@ class Server(Registry):
         finally:
             ctx._end_replay()
 
-    def _open(self, token: str | UnsetType, binding: str, ctx: Context) -> _State:
-        if isinstance(token, UnsetType):
+    def _open(self, token: str | UnsetType, binding: str | None, ctx: Context) -> _State:
+        if isinstance(token, UnsetType) or binding is None:
             return _State()
         try:
             payload = self._sealer.open(
