@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from types import TracebackType
@@ -99,7 +98,7 @@ from mcp_core.types import (
     UnsubscribeRequestParams,
 )
 
-from ._driver import DEFAULT_MAX_CONCURRENCY, Driver, ProgressCallback
+from ._driver import DEFAULT_MAX_CONCURRENCY, ConnectionClosed, Driver, ProgressCallback, _now
 
 __all__ = ["Client", "Connector", "Subscription"]
 
@@ -233,13 +232,14 @@ class Client:
                 handle_event=self._on_event,
                 max_concurrency=self._max_concurrency,
             )
+            driver.on_close(self._closed_early)
             if self._on_log is not None or self._on_notification is not None:
                 self._start_notes(tg)
             await stack.enter_async_context(self._connector(driver))
             stack.callback(driver.close, "the client was closed")
             await self._open(driver)
         except BaseException:
-            await stack.__aexit__(*sys.exc_info())
+            await stack.__aexit__(None, None, None)
             raise
         return self
 
@@ -248,12 +248,17 @@ class Client:
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> bool | None:
+    ) -> None:
+        # The exception (the handshake's, or the caller's from the block) is not our
+        # tasks' business: handing it to our task groups would only wrap it in an
+        # ExceptionGroup, and `except McpError` around the block would miss it.
         assert self._stack is not None
-        return await self._stack.__aexit__(exc_type, exc, tb)
+        await self._stack.__aexit__(None, None, None)
 
     async def _open(self, driver: Driver) -> None:
-        self.session.start(anyio.current_time(), timeout=self._probe_timeout)
+        # The driver's clock, which keeps the session's deadlines; not anyio's
+        # (trio's clock has an origin of its own).
+        self.session.start(_now(), timeout=self._probe_timeout)
         driver.flush()
         driver.watch_deadlines()
         with anyio.fail_after(self._handshake_timeout):
@@ -287,6 +292,12 @@ class Client:
         return self.session.instructions
 
     # --- events from the session ------------------------------------------------------
+
+    def _closed_early(self, reason: str) -> None:
+        # The connection ended before the handshake finished (the server exited).
+        if not self._ready.is_set():
+            self._failure = ConnectionClosed(f"handshake failed: {reason}")
+            self._ready.set()
 
     def _on_event(self, event: Event) -> None:
         if type(event) is NotificationReceived:

@@ -35,18 +35,21 @@ import inspect
 import math
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final, Protocol, runtime_checkable
 
 import anyio
+import msgspec
 from anyio import TaskHandle
-from anyio.abc import ObjectStream, TaskGroup
+from anyio.abc import ObjectStream, TaskGroup, TaskStatus
 from msgspec import UNSET
 
 from mcp_core import (
     INTERNAL_ERROR,
     PARSE_ERROR,
+    ErrorObject,
     ErrorReceived,
+    ErrorResponse,
     Event,
     InputRequired,
     LineTooLong,
@@ -59,13 +62,14 @@ from mcp_core import (
     RequestId,
     RequestReceived,
     RequestTimedOut,
+    Response,
     ResponseReceived,
     encode_message,
     error_reply,
 )
 from mcp_core._session import BaseSession
 
-__all__ = ["ConnectionClosed", "Driver", "Sink", "pump"]
+__all__ = ["ConnectionClosed", "Driver", "Sink", "encode_for_peer", "pump"]
 
 Sink = Callable[[list[Message]], None]
 """Takes messages to deliver to the peer, in order, without blocking."""
@@ -81,6 +85,15 @@ DEFAULT_MAX_CONCURRENCY: Final = 1024
 # The session's clock. Deadlines are only ever compared with it and turned into
 # sleep durations, so any monotonic clock will do; this one costs no backend lookup.
 _now = time.monotonic
+
+
+@runtime_checkable
+class BatchStream(Protocol):
+    """A byte message stream that can also move several messages per call (stdio)."""
+
+    async def receive_batch(self) -> list[bytes | LineTooLong]: ...
+
+    async def send_batch(self, items: Sequence[bytes]) -> None: ...
 
 
 class ConnectionClosed(Exception):
@@ -144,6 +157,8 @@ class Driver:
         self._timer: anyio.Event | None = None
         self.closed = False
         self.close_reason = "the connection is closed"
+        self._on_close: list[Callable[[str], None]] = []
+        self._idle: anyio.Event | None = None
 
     # --- wiring -----------------------------------------------------------------------
 
@@ -233,6 +248,18 @@ class Driver:
             self._answer(self.session.send_response, request_id, result)
         finally:
             self._serving.pop(request_id, None)
+            if not self._serving and self._idle is not None:
+                self._idle.set()
+
+    async def finish_serving(self, timeout: float) -> None:
+        """Wait, at most ``timeout`` seconds, for the peer's requests in flight to be
+        answered (the peer stopped sending but may still read the answers)."""
+        if not self._serving:
+            return
+        self._idle = anyio.Event()
+        with anyio.move_on_after(timeout):
+            await self._idle.wait()
+        self._idle = None
 
     # A counting semaphore without anyio's checkpoints: the common case (a free
     # slot) costs one comparison. A finishing handler hands its slot straight to
@@ -405,9 +432,42 @@ class Driver:
         if self._timer is not None:
             self._timer.set()
         self._sink = _refuse_sink
+        for callback in self._on_close:
+            callback(reason)
+
+    def on_close(self, callback: Callable[[str], None]) -> None:
+        """Call ``callback(reason)`` when the driver closes (for waits of its owner)."""
+        self._on_close.append(callback)
 
 
-async def pump(driver: Driver, stream: ObjectStream[Any], *, objects: bool = False) -> None:
+def encode_for_peer(message: Message) -> bytes:
+    """Encode one outgoing message as JSON, for transports that carry bytes.
+
+    A result JSON cannot carry (a handler returned something msgspec cannot
+    encode) goes out as a -32603 error reply instead: one bad answer fails its
+    request, not the connection.
+
+    Raises:
+        TypeError, msgspec.EncodeError: any other message cannot be encoded.
+    """
+    try:
+        return encode_message(message)
+    except (TypeError, msgspec.EncodeError) as exc:
+        if type(message) is not Response:
+            raise
+        error = ErrorObject(
+            code=INTERNAL_ERROR, message=f"Internal error: the result cannot be encoded: {exc}"
+        )
+        return encode_message(ErrorResponse(id=message.id, error=error))
+
+
+async def pump(
+    driver: Driver,
+    stream: ObjectStream[Any],
+    *,
+    objects: bool = False,
+    task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
     """Run ``driver`` over a message stream until either side ends it.
 
     Args:
@@ -417,7 +477,9 @@ async def pump(driver: Driver, stream: ObjectStream[Any], *, objects: bool = Fal
         objects: pass Message objects instead of encoding them.
 
     Reads until the stream ends, then closes the driver (failing what waits) and
-    the stream.
+    the stream. Start it with ``await tg.start(...)`` to send before anything is
+    received (a client opening the session): the driver can send once it has
+    started.
     """
     send, receive = anyio.create_memory_object_stream[Message](math.inf)
 
@@ -427,10 +489,25 @@ async def pump(driver: Driver, stream: ObjectStream[Any], *, objects: bool = Fal
 
     writer_done = anyio.Event()
 
+    batches = isinstance(stream, BatchStream) and not objects
+
     async def write() -> None:
         try:
+            if batches:
+                # Everything queued goes out in one write: under load, one system
+                # call and one checkpoint carry many messages.
+                assert isinstance(stream, BatchStream)
+                async for message in receive:
+                    batch = [encode_for_peer(message)]
+                    while True:
+                        try:
+                            batch.append(encode_for_peer(receive.receive_nowait()))
+                        except (anyio.WouldBlock, anyio.EndOfStream):
+                            break
+                    await stream.send_batch(batch)
+                return
             async for message in receive:
-                await stream.send(message if objects else encode_message(message))
+                await stream.send(message if objects else encode_for_peer(message))
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
             driver.close("the peer closed the connection")
             tg.cancel_scope.cancel()
@@ -440,9 +517,24 @@ async def pump(driver: Driver, stream: ObjectStream[Any], *, objects: bool = Fal
     driver.attach(sink)
     async with anyio.create_task_group() as tg:
         tg.start_soon(write)
+        task_status.started()
         try:
-            async for item in stream:
-                driver.feed(item)
+            if batches:
+                assert isinstance(stream, BatchStream)
+                while True:
+                    try:
+                        items = await stream.receive_batch()
+                    except anyio.EndOfStream:
+                        break
+                    for item in items:
+                        driver.feed(item)
+            else:
+                async for item in stream:
+                    driver.feed(item)
+            # The peer has stopped sending: a stdio client closing our stdin to
+            # shut down (2025-11-25 basic/lifecycle.mdx "Shutdown"), or a script
+            # piping requests in. Answer what is in flight before closing, briefly.
+            await driver.finish_serving(_DRAIN_SECONDS)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
             pass
         finally:

@@ -27,10 +27,10 @@ from typing import Any
 
 import anyio
 
-from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Message, Server, encode_message
+from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Message, Server
 
 from ._client import Client, Connector
-from ._driver import Driver
+from ._driver import Driver, encode_for_peer
 from ._serve import ServerConnection
 
 __all__ = ["connect", "couple", "pipe"]
@@ -53,11 +53,11 @@ def couple(a: Driver, b: Driver, *, objects: bool = False) -> None:
 
         def to_b(messages: list[Message]) -> None:
             for message in messages:
-                b.feed(encode_message(message))
+                b.feed(encode_for_peer(message))
 
         def to_a(messages: list[Message]) -> None:
             for message in messages:
-                a.feed(encode_message(message))
+                a.feed(encode_for_peer(message))
 
     a.attach(to_b)
     b.attach(to_a)
