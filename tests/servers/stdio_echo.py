@@ -1,0 +1,37 @@
+"""A stdio server for the transport tests: echo, a slow tool, a tool that exits."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import anyio
+
+from mcp_core import Server
+from transports.stdio_connect import run_stdio
+
+server = Server("stdio-echo", "1.0")
+
+
+@server.tool
+def echo(text: str) -> str:
+    """Say it back; a stray print must not reach the wire."""
+    print("stray print from a tool")
+    return text
+
+
+@server.tool
+async def slow(seconds: float) -> str:
+    """Sleep, then answer."""
+    await anyio.sleep(seconds)
+    return "done"
+
+
+@server.tool
+def die() -> str:
+    """Exit the whole server process mid-request."""
+    os._exit(7)
+
+
+if __name__ == "__main__":
+    run_stdio(server, backend=sys.argv[1] if len(sys.argv) > 1 else "asyncio")

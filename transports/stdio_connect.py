@@ -1,0 +1,121 @@
+"""MCP over stdio: serve a Server on this process's stdin/stdout, or connect a
+Client to a server command it spawns.
+
+The byte layer (non-blocking pipes, the guarded stdout, the shutdown ladder) is
+`transports.stdio`; this module puts the runtime on it:
+
+    serve_stdio(server)          serve until stdin reaches EOF (the client left)
+    run_stdio(server)            the same, as the whole program (``anyio.run``)
+    connect_stdio(argv, ...)     a Client talking to a spawned server command
+
+A line longer than the cap is answered with -32700 (id null) and the stream goes
+on; a server that exits mid-request fails the pending calls with
+ConnectionClosed (2025-11-25 basic/transports.mdx "stdio";
+2026-07-28 basic/transports/stdio.mdx).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+
+from mcp_core import DEFAULT_LIMITS, DEFAULT_MAX_LINE_BYTES, REVISIONS, Limits, Server
+
+from ._client import Client, Connector
+from ._driver import DEFAULT_MAX_CONCURRENCY, Driver, pump
+from ._serve import serve_stream
+from .stdio import DEFAULT_SHUTDOWN_TIMEOUT, StdioProcess, open_stdio_process, stdio_server_stream
+
+__all__ = ["connect_stdio", "run_stdio", "serve_stdio", "stdio_connector"]
+
+
+async def serve_stdio(
+    server: Server,
+    *,
+    revisions: tuple[str, ...] = REVISIONS,
+    limits: Limits = DEFAULT_LIMITS,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+) -> None:
+    """Serve ``server`` on stdin/stdout until the client closes stdin.
+
+    While serving, ``print`` and anything else written to stdout goes to stderr.
+    """
+    async with stdio_server_stream(max_line_bytes=max_line_bytes) as stream:
+        await serve_stream(
+            server, stream, revisions=revisions, limits=limits, max_concurrency=max_concurrency
+        )
+
+
+def run_stdio(server: Server, *, backend: str = "asyncio", **options: Any) -> None:
+    """Run ``server`` on stdio as the whole program; returns when the client leaves.
+
+    Args:
+        server: the application.
+        backend: "asyncio" or "trio".
+        options: anything `serve_stdio` takes.
+    """
+    anyio.run(lambda: serve_stdio(server, **options), backend=backend)
+
+
+def stdio_connector(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    stderr: Callable[[bytes], object] | int | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT,
+) -> Connector:
+    """A connector for `Client` that spawns ``argv`` and speaks MCP on its stdio.
+
+    See `transports.stdio.open_stdio_process` for ``env`` (laid over a short safe
+    list of our variables), ``stderr`` and the shutdown on exit.
+    """
+
+    @asynccontextmanager
+    async def connect(driver: Driver) -> AsyncIterator[StdioProcess]:
+        async with (
+            open_stdio_process(
+                argv,
+                env=env,
+                cwd=cwd,
+                stderr=stderr,
+                max_line_bytes=max_line_bytes,
+                shutdown_timeout=shutdown_timeout,
+            ) as process,
+            anyio.create_task_group() as tg,
+        ):
+            await tg.start(pump, driver, process.stream)
+            try:
+                yield process
+            finally:
+                driver.close("the client was closed")
+                tg.cancel_scope.cancel()
+
+    return connect
+
+
+def connect_stdio(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    stderr: Callable[[bytes], object] | int | None = None,
+    **client_options: Any,
+) -> Client:
+    """A `Client` for the server command ``argv``; use it with ``async with``.
+
+    Args:
+        argv: the command and its arguments, e.g. ``["python", "server.py"]``.
+        env: extra environment variables for the server.
+        cwd: its working directory.
+        stderr: a per-line callback for its stderr, or a file descriptor
+            (``subprocess.DEVNULL``); by default it shares ours.
+        client_options: anything `Client` takes.
+    """
+    return Client(stdio_connector(argv, env=env, cwd=cwd, stderr=stderr), **client_options)
