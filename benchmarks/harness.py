@@ -27,9 +27,9 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 __all__ = [
     "NOISE_THRESHOLD",
@@ -39,7 +39,9 @@ __all__ = [
     "CaseResult",
     "Timing",
     "run_case",
+    "run_case_async",
     "ratio",
+    "scaled",
     "summarise",
 ]
 
@@ -47,6 +49,7 @@ NOISE_THRESHOLD = 0.25
 """A spread ``(max - min) / median`` above this flags a figure as noisy."""
 
 Operation = Callable[[], object]
+AsyncOperation = Callable[[], Awaitable[object]]
 
 
 @dataclass(frozen=True)
@@ -223,9 +226,13 @@ def run_case(case: Case, settings: Settings) -> CaseResult:
             n = batches[label]
             elapsed_ns = max(_time_batch(op, n), 1)
             samples[label].append(n * 1e9 / elapsed_ns)
+    return _result(case, batches, samples)
+
+
+def _result(case: Case, batches: dict[str, int], samples: dict[str, list[float]]) -> CaseResult:
     timings = {
         label: Timing(implementation=label, batch_size=batches[label], ops_per_s=samples[label])
-        for label in case.implementations
+        for label in samples
     }
     ratios = {
         name: ratio(timings[a], timings[b])
@@ -233,3 +240,71 @@ def run_case(case: Case, settings: Settings) -> CaseResult:
         if a in timings and b in timings
     }
     return CaseResult(case=case, timings=timings, ratios=ratios)
+
+
+async def _time_batch_async(op: AsyncOperation, n: int) -> int:
+    # _time_batch for coroutine functions, awaited one after another on the running
+    # event loop: no thread hop, so short bursts cost what they cost in an app.
+    gc.collect()
+    start = time.perf_counter_ns()
+    for _ in range(n):
+        await op()
+    return time.perf_counter_ns() - start
+
+
+async def _calibrate_async(op: AsyncOperation, settings: Settings) -> int:
+    # As _calibrate.
+    if settings.iterations is not None:
+        await op()
+        return settings.iterations
+    deadline = time.perf_counter_ns() + int(settings.warmup_s * 1e9)
+    n = 1
+    while True:
+        elapsed = await _time_batch_async(op, n)
+        if elapsed >= settings.target_batch_s * 1e9 / 10 or n >= 1 << 30:
+            break
+        n *= 2
+    per_op_ns = max(elapsed / n, 1.0)
+    batch = max(1, round(settings.target_batch_s * 1e9 / per_op_ns))
+    while time.perf_counter_ns() < deadline:
+        await _time_batch_async(op, min(batch, n))
+    return batch
+
+
+async def run_case_async(case: Case, settings: Settings) -> CaseResult:
+    """`run_case` for a case whose implementations are coroutine functions.
+
+    Runs on the current event loop; every implementation must be usable from it.
+    """
+    operations = cast("Mapping[str, AsyncOperation]", case.implementations)
+    batches = {label: await _calibrate_async(op, settings) for label, op in operations.items()}
+    samples: dict[str, list[float]] = {label: [] for label in operations}
+    for _ in range(settings.runs):
+        for label, op in operations.items():
+            n = batches[label]
+            elapsed_ns = max(await _time_batch_async(op, n), 1)
+            samples[label].append(n * 1e9 / elapsed_ns)
+    return _result(case, batches, samples)
+
+
+def scaled(result: CaseResult, factor: int) -> CaseResult:
+    """``result`` with every figure multiplied by ``factor``.
+
+    For operations that are bursts of ``factor`` identical calls: the figures
+    become calls per second. Ratios are unchanged by the scaling, but taken again
+    run by run from the scaled figures.
+    """
+    timings = {
+        label: Timing(
+            implementation=label,
+            batch_size=timing.batch_size * factor,
+            ops_per_s=[ops * factor for ops in timing.ops_per_s],
+        )
+        for label, timing in result.timings.items()
+    }
+    ratios = {
+        name: ratio(timings[a], timings[b])
+        for name, (a, b) in result.case.ratios.items()
+        if a in timings and b in timings
+    }
+    return CaseResult(case=result.case, timings=timings, ratios=ratios)

@@ -74,6 +74,11 @@ LAYERS: dict[str, Layer] = {
             summary="tools/call round trips through a client and a server session, no I/O",
             module="benchmarks.sessions",
         ),
+        Layer(
+            name="in-memory",
+            summary="tools/call through the async runtime over in-memory pipes, asyncio and trio",
+            module="benchmarks.inmemory",
+        ),
     ]
 }
 """Every layer by name, in the order ``mcp-core bench`` runs them."""

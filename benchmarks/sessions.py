@@ -69,7 +69,7 @@ from mcp_core.types import (
     TextContent,
 )
 
-from .harness import Case, CaseResult, Settings, Timing, ratio, run_case
+from .harness import Case, CaseResult, Settings, run_case, scaled
 from .layers import LayerResult, Progress
 
 __all__ = [
@@ -365,20 +365,7 @@ def _sample_request() -> Any:
 
 def per_round_trip(result: CaseResult) -> CaseResult:
     """``result`` with every figure divided back from bursts to single round trips."""
-    timings = {
-        label: Timing(
-            implementation=label,
-            batch_size=timing.batch_size * ROUND_TRIPS_PER_OP,
-            ops_per_s=[ops * ROUND_TRIPS_PER_OP for ops in timing.ops_per_s],
-        )
-        for label, timing in result.timings.items()
-    }
-    ratios = {
-        name: ratio(timings[a], timings[b])
-        for name, (a, b) in result.case.ratios.items()
-        if a in timings and b in timings
-    }
-    return CaseResult(case=result.case, timings=timings, ratios=ratios)
+    return scaled(result, ROUND_TRIPS_PER_OP)
 
 
 def run(settings: Settings, progress: Progress) -> LayerResult:

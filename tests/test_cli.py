@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import mcp_core
-from benchmarks import codec, sessions
+from benchmarks import codec, inmemory, sessions
 from benchmarks.harness import Case, Settings, Timing, ratio, run_case, summarise
 from benchmarks.layers import LAYERS
 
@@ -108,6 +108,30 @@ def test_bench_session_writes_json(tmp_path: Path) -> None:
         assert "mcp-core[bench]" in layer["skipped"][sessions.SDK]
 
 
+def test_bench_in_memory_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    done = run_cli(
+        "bench", "--only", "in-memory", "--runs", "2", "--iterations", "1", "--json", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["in-memory"]
+    names = [case["name"] for case in layer["cases"]]
+    assert names == [
+        f"call_tool_{backend}_{n}" for backend in inmemory.BACKENDS for n in inmemory.IN_FLIGHT
+    ]
+    for case in layer["cases"]:
+        calls = inmemory.CALLS_PER_OP[int(case["name"].rsplit("_", 1)[1])]
+        results = {result["implementation"]: result for result in case["results"]}
+        for label in (inmemory.CORE, inmemory.CORE_LEGACY, inmemory.CORE_OBJECTS):
+            # Figures are per call: a batch of 1 operation is one burst of calls.
+            assert results[label]["batch_size"] == calls
+            assert len(results[label]["runs_ops_per_s"]) == 2
+        sdk_ran = inmemory.SDK_DECORATOR in results
+        assert ("mcp-core / SDK MCPServer" in case["ratios"]) == sdk_ran
+    if inmemory.SDK_DECORATOR in layer["skipped"]:
+        assert "mcp-core[bench]" in layer["skipped"][inmemory.SDK_DECORATOR]
+
+
 @pytest.mark.parametrize("legacy", [True, False])
 @pytest.mark.parametrize("wire", [True, False])
 def test_session_pairs_round_trip(legacy: bool, wire: bool) -> None:
@@ -123,6 +147,7 @@ def test_layers_are_registered_with_their_modules() -> None:
     assert "codec" in LAYERS
     assert LAYERS["codec"].module == "benchmarks.codec"
     assert LAYERS["session"].module == "benchmarks.sessions"
+    assert LAYERS["in-memory"].module == "benchmarks.inmemory"
 
 
 def test_summary_and_noise() -> None:

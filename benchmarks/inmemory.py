@@ -1,0 +1,281 @@
+"""The in-memory layer: ``tools/call`` through the async runtime, client and server
+in one process, on asyncio and on trio.
+
+This is the first layer with an event loop (STYLE.md section 10): a full client
+and server, the decorator-defined tool, the handler task per request, and the
+in-memory transport of each implementation. One operation is a burst of calls;
+the figures are divided back to one round trip.
+
+Implementations, side by side in the same runs:
+
+* ``mcp-core``: ``transports.connect(server)``, the default dual-era client,
+  which discovers 2026-07-28; every message is encoded and decoded (bytes mode).
+* ``mcp-core legacy``: the same over a 2025-11-25 initialize handshake.
+* ``mcp-core objects``: the modern client with message objects handed over
+  without encoding (the embedding fast path).
+* ``mcp SDK low-level``: the official SDK's ``Client`` over its
+  ``InMemoryTransport`` (anyio memory streams, JSON-RPC) to a low-level
+  ``Server`` with ``on_call_tool``; ``mode="auto"``, which finds 2026-07-28.
+* ``mcp SDK MCPServer``: the same transport to the SDK's decorator server.
+* ``FastMCP``: ``fastmcp.Client`` on a ``FastMCP`` server in memory (asyncio
+  only: it does not run on trio).
+
+Every server has one tool, ``echo(text: str) -> str`` (decorator servers) or the
+equivalent handler (low-level), and the first call of every implementation is
+checked before timing. Calls run sequentially, or from 16 or 256 tasks at once.
+
+Each backend runs in its own event loop in this thread, and the timing loop
+itself awaits the operations (harness.run_case_async): no thread hop between
+the clock and the calls. (A blocking portal was tried first: handing each burst
+to a loop in another thread slowed short bursts by a third, for everyone.)
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any, Final
+
+import anyio
+
+from mcp_core import LEGACY_REVISIONS, Server
+
+from .harness import Case, Settings, run_case_async, scaled
+from .layers import LayerResult, Progress
+
+__all__ = ["BACKENDS", "CORE", "IN_FLIGHT", "build_case", "run"]
+
+CORE: Final = "mcp-core"
+CORE_LEGACY: Final = "mcp-core legacy"
+CORE_OBJECTS: Final = "mcp-core objects"
+SDK_LOWLEVEL: Final = "mcp SDK low-level"
+SDK_DECORATOR: Final = "mcp SDK MCPServer"
+FASTMCP: Final = "FastMCP"
+
+_CORE_LABELS: Final = (CORE, CORE_LEGACY, CORE_OBJECTS)
+
+RATIOS: Final = {
+    "mcp-core / SDK MCPServer": (CORE, SDK_DECORATOR),
+    "mcp-core / SDK low-level": (CORE, SDK_LOWLEVEL),
+    "mcp-core / FastMCP": (CORE, FASTMCP),
+    "mcp-core objects / SDK MCPServer": (CORE_OBJECTS, SDK_DECORATOR),
+}
+
+BACKENDS: Final = ("asyncio", "trio")
+IN_FLIGHT: Final = (1, 16, 256)
+CALLS_PER_OP: Final = {1: 64, 16: 256, 256: 1024}
+"""Calls in one timed operation, per concurrency; all in flight at once from
+``IN_FLIGHT`` tasks, each making its share one after another."""
+
+TEXT: Final = "hello"
+
+Call = Callable[[], Awaitable[Any]]
+
+
+# --- servers and clients --------------------------------------------------------------------------
+
+
+def core_server() -> Server:
+    """Our decorator server with the echo tool."""
+    server = Server("bench-server", "1")
+
+    @server.tool
+    def echo(text: str) -> str:
+        """Say the text back."""
+        return text
+
+    return server
+
+
+def _core_clients() -> dict[str, Callable[[], Any]]:
+    from transports import connect
+
+    return {
+        CORE: lambda: connect(core_server()),
+        CORE_LEGACY: lambda: connect(core_server(), revisions=LEGACY_REVISIONS),
+        CORE_OBJECTS: lambda: connect(core_server(), objects=True),
+    }
+
+
+def _sdk_clients() -> dict[str, Callable[[], Any]]:
+    mcp = importlib.import_module("mcp")
+    memory = importlib.import_module("mcp.client._memory")
+    lowlevel = importlib.import_module("mcp.server")
+    mcpserver = importlib.import_module("mcp.server.mcpserver")
+    types = importlib.import_module("mcp_types")
+    tool = types.Tool(
+        name="echo",
+        input_schema={
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+    )
+
+    async def on_call_tool(ctx: Any, params: Any) -> Any:
+        text = params.arguments["text"]
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+    async def on_list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[tool])
+
+    def low() -> Any:
+        server = lowlevel.Server(
+            "bench-server", on_call_tool=on_call_tool, on_list_tools=on_list_tools
+        )
+        return mcp.Client(memory.InMemoryTransport(server))
+
+    def decorated() -> Any:
+        server = mcpserver.MCPServer("bench-server")
+
+        def echo(text: str) -> str:
+            return text
+
+        server.tool()(echo)
+        return mcp.Client(memory.InMemoryTransport(server))
+
+    return {SDK_LOWLEVEL: low, SDK_DECORATOR: decorated}
+
+
+def _fastmcp_clients() -> dict[str, Callable[[], Any]]:
+    fastmcp = importlib.import_module("fastmcp")
+
+    def make() -> Any:
+        server = fastmcp.FastMCP("bench-server")
+
+        def echo(text: str) -> str:
+            return text
+
+        server.tool(echo)
+        return fastmcp.Client(server)
+
+    return {FASTMCP: make}
+
+
+def _text_of(result: Any) -> str | None:
+    content = getattr(result, "content", None)
+    if not content or len(content) != 1:
+        return None
+    return getattr(content[0], "text", None)
+
+
+# --- timing ---------------------------------------------------------------------------------------
+
+
+def _burst(call: Call, in_flight: int) -> Callable[[], Awaitable[None]]:
+    calls = CALLS_PER_OP[in_flight]
+    if in_flight == 1:
+
+        async def sequential() -> None:
+            for _ in range(calls):
+                await call()
+
+        return sequential
+    share = range(calls // in_flight)
+
+    async def worker() -> None:
+        for _ in share:
+            await call()
+
+    async def concurrent() -> None:
+        async with anyio.create_task_group() as tg:
+            for _ in range(in_flight):
+                tg.start_soon(worker)
+
+    return concurrent
+
+
+class _Backend:
+    """Every implementation's client, connected, on the running event loop."""
+
+    def __init__(self, backend: str, stack: AsyncExitStack) -> None:
+        self.backend = backend
+        self.calls: dict[str, Call] = {}
+        self.skipped: dict[str, str] = {}
+        self._stack = stack
+
+    async def connect_all(self, progress: Progress) -> None:
+        makers: dict[str, Callable[[], Any]] = dict(_core_clients())
+        for package, loader, labels in [
+            ("mcp", _sdk_clients, (SDK_LOWLEVEL, SDK_DECORATOR)),
+            ("fastmcp", _fastmcp_clients, (FASTMCP,)),
+        ]:
+            try:
+                makers.update(loader())
+            except ImportError as exc:
+                for label in labels:
+                    self.skipped[label] = (
+                        f"{exc.name or package} is not importable ({exc}); "
+                        "install it with: pip install 'mcp-core[bench]'"
+                    )
+        for label, make in makers.items():
+            if label == FASTMCP and self.backend != "asyncio":
+                self.skipped[f"{label} on {self.backend}"] = "FastMCP runs on asyncio only"
+                continue
+            if label in _CORE_LABELS:  # ours must work: a failure here is a bug, not a skip
+                self.calls[label] = await self._connect(make)
+                continue
+            try:
+                self.calls[label] = await self._connect(make)
+            except Exception as exc:
+                self.skipped[f"{label} on {self.backend}"] = f"could not connect: {exc!r}"
+                progress(f"in-memory: {label} on {self.backend}: skipped ({exc!r})")
+
+    async def _connect(self, make: Callable[[], Any]) -> Call:
+        connected = await self._stack.enter_async_context(make())
+
+        async def call() -> Any:
+            return await connected.call_tool("echo", {"text": TEXT})
+
+        result = await call()
+        if _text_of(result) != TEXT or getattr(result, "is_error", False):
+            raise AssertionError(f"the echo tool did not echo {TEXT!r}: {result!r}")
+        return call
+
+
+def build_case(backend: _Backend, in_flight: int) -> Case:
+    """One concurrency level on one backend, every connected implementation in it.
+
+    The implementations are coroutine functions, for `run_case_async`.
+    """
+    calls = CALLS_PER_OP[in_flight]
+    how = "one at a time" if in_flight == 1 else f"{in_flight} in flight"
+    return Case(
+        name=f"call_tool_{backend.backend}_{in_flight}",
+        title=(
+            f"tools/call round trips over in-memory pipes on {backend.backend}, {how} "
+            f"(timed in bursts of {calls})"
+        ),
+        payload_bytes=0,
+        implementations={label: _burst(call, in_flight) for label, call in backend.calls.items()},
+        ratios=RATIOS,
+    )
+
+
+async def _run_backend(
+    name: str, settings: Settings, progress: Progress, result: LayerResult
+) -> None:
+    async with AsyncExitStack() as stack:
+        backend = _Backend(name, stack)
+        await backend.connect_all(progress)
+        for label, why in backend.skipped.items():
+            result.skipped.setdefault(label, why)
+        for in_flight in IN_FLIGHT:
+            case = build_case(backend, in_flight)
+            count = len(case.implementations)
+            progress(f"in-memory: {case.name}: {case.title} ({count} implementations)")
+            measured = await run_case_async(case, settings)
+            result.cases.append(scaled(measured, CALLS_PER_OP[in_flight]))
+
+
+def run(settings: Settings, progress: Progress) -> LayerResult:
+    """Every backend and concurrency level; absent competitors are skipped with the reason.
+
+    Each backend gets its own event loop (``anyio.run``) in this thread, and every
+    implementation is timed on it, awaited directly.
+    """
+    result = LayerResult(name="in-memory")
+    for name in BACKENDS:
+        anyio.run(_run_backend, name, settings, progress, result, backend=name)
+    return result
