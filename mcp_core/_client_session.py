@@ -444,23 +444,23 @@ class ClientSession(BaseSession):
         self.initialize(now=now, timeout=self._probe_timeout)
         return []
 
-    def _on_error(self, message: ErrorResponse, method: str | None) -> list[Event]:
+    def _on_error(self, message: ErrorResponse, method: str | None, now: float) -> list[Event]:
         if method == "server/discover" and self.era is None:
-            return self._on_discover_error(message)
+            return self._on_discover_error(message, now)
         if method == "initialize":
             self.state = SessionState.ERROR
         return [ErrorReceived(id=message.id, method=method, error=message.error)]
 
-    def _on_discover_error(self, message: ErrorResponse) -> list[Event]:
+    def _on_discover_error(self, message: ErrorResponse, now: float) -> list[Event]:
         error = message.error
         self._probe_id = None
         if error.code == UNSUPPORTED_PROTOCOL_VERSION and isinstance(error.data, dict):
             supported = error.data.get("supported")
             if isinstance(supported, list):
-                return self._choose_version([str(v) for v in supported], 0.0, None)
+                return self._choose_version([str(v) for v in supported], now, None)
         if self._legacy:
             # Any other error: a legacy server (stdio.mdx "Backward Compatibility").
-            self.initialize(now=0.0, timeout=self._probe_timeout)
+            self.initialize(now=now, timeout=self._probe_timeout)
             return []
         self.state = SessionState.ERROR
         return [ErrorReceived(id=message.id, method="server/discover", error=error)]

@@ -460,7 +460,7 @@ class BaseSession:
                 return self._on_request(message, now)  # type: ignore[arg-type]
             if kind is Notification:
                 return self._on_notification(message, now)  # type: ignore[arg-type]
-            return self._on_error_response(message)  # type: ignore[arg-type]
+            return self._on_error_response(message, now)  # type: ignore[arg-type]
         except RemoteProtocolError as exc:
             return self._violation(exc, reply=kind is Request)
 
@@ -506,16 +506,16 @@ class BaseSession:
     def _on_result(self, request_id: RequestId, pending: _Pending, result: Any) -> list[Event]:
         return [ResponseReceived(id=request_id, method=pending.method, result=result)]
 
-    def _on_error_response(self, message: ErrorResponse) -> list[Event]:
+    def _on_error_response(self, message: ErrorResponse, now: float) -> list[Event]:
         method: str | None = None
         if message.id is not None:
             pending = self._pending.pop(message.id, None)
             if pending is None:
                 return self._unexpected_answer(message.id)
             method = pending.method
-        return self._on_error(message, method)
+        return self._on_error(message, method, now)
 
-    def _on_error(self, message: ErrorResponse, method: str | None) -> list[Event]:
+    def _on_error(self, message: ErrorResponse, method: str | None, now: float) -> list[Event]:
         return [ErrorReceived(id=message.id, method=method, error=message.error)]
 
     def _unexpected_answer(self, request_id: RequestId) -> list[Event]:

@@ -133,14 +133,6 @@ async def test_a_silent_legacy_server_is_found_after_the_probe_times_out() -> No
     ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="mcp_core/_client_session.py: after a refused server/discover, "
-    "_on_discover_error sends initialize (and _choose_version a new discover) with "
-    "now=0.0, so its deadline lies probe_timeout seconds after the clock's origin, "
-    "long past: the runtime's timer expires it at its first look and the handshake "
-    "hangs until handshake_timeout",
-)
 async def test_the_initialize_after_a_refused_probe_gets_the_probe_timeout() -> None:
     # Shown on the sessions the runtime drives, where it is deterministic: a
     # legacy-only server refuses the probe with -32004 listing its revisions, and
