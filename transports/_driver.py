@@ -40,7 +40,6 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 import anyio
 import msgspec
-from anyio import TaskHandle
 from anyio.abc import ObjectStream, TaskGroup, TaskStatus
 from msgspec import UNSET
 
@@ -77,6 +76,9 @@ Sink = Callable[[list[Message]], None]
 ProgressCallback = Callable[[ProgressReceived], Any]
 
 _DRAIN_SECONDS: Final = 2.0
+
+_MAX_IDLE_WORKERS: Final = 64
+"""Handler tasks kept waiting for work per connection; more exit when done."""
 
 DEFAULT_MAX_CONCURRENCY: Final = 1024
 """Incoming requests served at once per connection; more wait for a slot."""
@@ -117,6 +119,36 @@ class _Waiter:
         self.event.set()
 
 
+_Job = tuple[RequestReceived, anyio.CancelScope]
+
+
+class _Worker:
+    """An idle handler task, waiting for its next request."""
+
+    __slots__ = ("_job", "_wake")
+
+    def __init__(self) -> None:
+        self._wake = anyio.Event()
+        self._job: _Job | None = None
+
+    async def park(self, idle: list[_Worker]) -> _Job | None:
+        self._wake = anyio.Event()
+        idle.append(self)
+        try:
+            await self._wake.wait()
+        except BaseException:
+            if self in idle:
+                idle.remove(self)
+            raise
+        job, self._job = self._job, None
+        return job
+
+    def start(self, job: _Job | None) -> None:
+        """Hand the worker a request and its cancel scope, or None to make it exit."""
+        self._job = job
+        self._wake.set()
+
+
 def _refuse_sink(messages: list[Message]) -> None:
     raise ConnectionClosed("the connection is not open")
 
@@ -150,7 +182,8 @@ class Driver:
         self._handle_event = handle_event
         self._sink: Sink = _refuse_sink
         self._waiters: dict[RequestId, _Waiter] = {}
-        self._serving: dict[RequestId, TaskHandle[None]] = {}
+        self._serving: dict[RequestId, anyio.CancelScope] = {}
+        self._idle_workers: list[_Worker] = []
         self._max_concurrency = max_concurrency
         self._active = 0
         self._slot_waiters: deque[anyio.Event] = deque()
@@ -201,8 +234,15 @@ class Driver:
             if waiter is not None:
                 waiter.finish(event.result)
         elif type(event) is RequestReceived:
-            # The handle's own cancel scope is what notifications/cancelled cancels.
-            self._serving[event.id] = self._tg.start_soon(self._serve, event)
+            # Registered now, entered by the handler task: a cancellation (or a
+            # look at what is in flight) before the task runs still finds it.
+            job = (event, anyio.CancelScope())
+            self._serving[event.id] = job[1]
+            idle = self._idle_workers
+            if idle:
+                idle.pop().start(job)
+            else:
+                self._tg.start_soon(self._work, job)
         elif type(event) is ErrorReceived:
             waiter = self._waiters.pop(event.id, None) if event.id is not None else None
             if waiter is None:
@@ -217,15 +257,32 @@ class Driver:
                 waiter.progress.append(event)
                 waiter.event.set()
         elif type(event) is RequestCancelled:
-            handle = self._serving.get(event.id)
-            if handle is not None:
-                handle.cancel()
+            scope = self._serving.get(event.id)
+            if scope is not None:
+                scope.cancel()
         elif type(event) is RequestTimedOut:
             waiter = self._waiters.pop(event.id, None)
             if waiter is not None:
                 waiter.finish(error=TimeoutError(f"{event.method} timed out"))
         else:
             self._handle_event(event)
+
+    # Handler tasks are reused: spawning an anyio task costs more than the rest of
+    # a small request's round trip, so a task that has answered parks as an idle
+    # worker (up to _MAX_IDLE_WORKERS) and takes the next request. Each request
+    # runs in a cancel scope of its own, which notifications/cancelled cancels.
+
+    async def _work(self, job: _Job | None) -> None:
+        worker: _Worker | None = None
+        while job is not None:
+            event, scope = job
+            with scope:
+                await self._serve(event)
+            if self.closed or len(self._idle_workers) >= _MAX_IDLE_WORKERS:
+                return
+            if worker is None:
+                worker = _Worker()
+            job = await worker.park(self._idle_workers)
 
     async def _serve(self, event: RequestReceived) -> None:
         request_id = event.id
@@ -427,8 +484,11 @@ class Driver:
         waiters, self._waiters = self._waiters, {}
         for waiter in waiters.values():
             waiter.finish(error=ConnectionClosed(reason))
-        for handle in self._serving.values():
-            handle.cancel()
+        for scope in self._serving.values():
+            scope.cancel()
+        for worker in self._idle_workers:
+            worker.start(None)
+        self._idle_workers.clear()
         if self._timer is not None:
             self._timer.set()
         self._sink = _refuse_sink
