@@ -42,6 +42,7 @@ from msgspec import UNSET
 
 from ._errors import (
     INVALID_REQUEST,
+    PARSE_ERROR,
     LocalProtocolError,
     RemoteProtocolError,
 )
@@ -443,6 +444,18 @@ class BaseSession:
                 continue
             events.extend(self.receive_message(message, now))
         return events
+
+    def receive_unreadable(self, reason: str) -> list[Event]:
+        """Answer a message the transport had to drop unread, e.g. a stdio line over
+        its cap (LineTooLong): a -32700 parse error whose id is null, since no id
+        could be read (JSON-RPC 2.0 section 5). The session goes on.
+
+        Returns:
+            One ProtocolViolation.
+        """
+        if self.state is _CLOSED:
+            return []
+        return self._violation(RemoteProtocolError(reason, PARSE_ERROR), reply=True)
 
     def receive_message(self, message: Message, now: float = 0.0) -> list[Event]:
         """Take one message object (the in-memory mode, or after decode_message).

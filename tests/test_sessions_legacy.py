@@ -632,3 +632,22 @@ def test_broken_and_empty_batches_get_the_answers_of_batches() -> None:
     s = initialized_server("2025-03-26")
     events = s.receive_bytes(b"\t[]")
     assert only(events, ProtocolViolation).message == "an empty batch is not a valid request"
+
+
+def test_an_unreadable_message_gets_a_parse_error_with_a_null_id() -> None:
+    # A line the stdio framer dropped over its cap: nothing of it was read, so the
+    # reply's id is null (JSON-RPC 2.0 section 5), and the session goes on.
+    session = server()
+    (violation,) = session.receive_unreadable("message longer than 10 bytes")
+    assert isinstance(violation, ProtocolViolation)
+    assert violation.code == -32700 and violation.id is None
+    assert wire(session) == [
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32700, "message": "message longer than 10 bytes"},
+        }
+    ]
+    session.close()
+    assert session.receive_unreadable("again") == []
+    assert wire(session) == []

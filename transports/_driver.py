@@ -45,7 +45,6 @@ from msgspec import UNSET
 
 from mcp_core import (
     INTERNAL_ERROR,
-    PARSE_ERROR,
     ErrorObject,
     ErrorReceived,
     ErrorResponse,
@@ -56,7 +55,6 @@ from mcp_core import (
     McpError,
     Message,
     ProgressReceived,
-    RemoteProtocolError,
     RequestCancelled,
     RequestId,
     RequestReceived,
@@ -64,7 +62,6 @@ from mcp_core import (
     Response,
     ResponseReceived,
     encode_message,
-    error_reply,
 )
 from mcp_core._session import BaseSession
 
@@ -77,7 +74,7 @@ ProgressCallback = Callable[[ProgressReceived], Any]
 
 _DRAIN_SECONDS: Final = 2.0
 
-_MAX_IDLE_WORKERS: Final = 64
+_MAX_IDLE_WORKERS: Final = 256
 """Handler tasks kept waiting for work per connection; more exit when done."""
 
 DEFAULT_MAX_CONCURRENCY: Final = 1024
@@ -215,12 +212,7 @@ class Driver:
         if type(item) is bytes:
             events = session.receive_bytes(item, _now())
         elif isinstance(item, LineTooLong):
-            # The line was dropped unread, so no id is known (JSON-RPC 2.0 section 5).
-            refusal = RemoteProtocolError(
-                f"message longer than {item.size_hint - 1} bytes", PARSE_ERROR
-            )
-            self._sink([error_reply(refusal)])
-            return
+            events = session.receive_unreadable(f"message longer than {item.size_hint - 1} bytes")
         else:
             events = session.receive_message(item, _now())  # type: ignore[arg-type]
         for event in events:
