@@ -23,6 +23,7 @@ from mcp_core import (
     Message,
     Notification,
     Request,
+    RequestId,
     Server,
     encode_message,
 )
@@ -155,13 +156,13 @@ class Tap:
         async with anyio.create_task_group() as tg:
             connection = ServerConnection(self.server, tg, revisions=self.revisions)
 
-            def to_server(messages: list[Message]) -> None:
+            def to_server(messages: list[Message], related: RequestId | None) -> None:
                 for message in messages:
                     self.sent.append(message)
                     if self.drop is None or not self.drop(message):
                         connection.driver.feed(carry(message))
 
-            def to_client(messages: list[Message]) -> None:
+            def to_client(messages: list[Message], related: RequestId | None) -> None:
                 for message in messages:
                     driver.feed(carry(message))
 

@@ -53,3 +53,66 @@ async def test_call_and_ask_in_both_eras(era: str, objects: bool) -> None:
         greeted = await client.call_tool("greet")
         assert greeted.content[0].text == "Hello, Ada"  # type: ignore[union-attr]
         assert [tool.name async for tool in client.iter_tools()] == ["echo", "greet"]
+
+
+async def test_the_server_tells_the_sink_which_request_a_message_belongs_to() -> None:
+    # HTTP routes a handler's progress, logs and questions onto the stream of the
+    # request being served; the driver names that request with every flush.
+    from collections.abc import AsyncIterator
+    from contextlib import asynccontextmanager
+
+    import anyio
+
+    from mcp_core import Message, RequestId, encode_message
+    from transports import Client, Driver, ServerConnection
+
+    server = make_server()
+
+    @server.tool
+    async def busy(ctx: Context) -> str:
+        await ctx.report_progress(1, 2)
+        await ctx.info("working")
+        return "done"
+
+    seen: list[tuple[str, RequestId | None]] = []
+
+    @asynccontextmanager
+    async def connector(client: Driver) -> AsyncIterator[None]:
+        async with anyio.create_task_group() as tg:
+            connection = ServerConnection(server, tg)
+
+            def to_server(messages: list[Message], related: RequestId | None) -> None:
+                for message in messages:
+                    connection.driver.feed(encode_message(message))
+
+            def to_client(messages: list[Message], related: RequestId | None) -> None:
+                for message in messages:
+                    what = getattr(message, "method", None) or f"response {message.id}"  # type: ignore[union-attr]
+                    seen.append((what, related))
+                    client.feed(encode_message(message))
+
+            client.attach(to_server)
+            connection.driver.attach(to_client)
+            yield
+            connection.close()
+            tg.cancel_scope.cancel()
+
+    def elicit(params: Any) -> dict[str, Any]:
+        return {"action": "accept", "content": {"name": "Ada"}}
+
+    async with Client(connector, revisions=ERAS["legacy"], elicitation=elicit) as client:
+        await client.set_logging_level("debug")
+        seen.clear()
+        result = await client.call_tool("busy", on_progress=lambda event: None)
+        assert result.content[0].text == "done"  # type: ignore[union-attr]
+        (call_id,) = {related for _, related in seen}
+        assert [what for what, _ in seen] == [
+            "notifications/progress",
+            "notifications/message",
+            f"response {call_id}",
+        ]
+        seen.clear()
+        await client.call_tool("greet")
+        asked = [related for what, related in seen if what == "elicitation/create"]
+        assert len(asked) == 1 and asked[0] is not None
+        assert seen[-1] == (f"response {asked[0]}", asked[0])

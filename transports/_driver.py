@@ -67,8 +67,11 @@ from mcp_core._session import BaseSession
 
 __all__ = ["ConnectionClosed", "Driver", "Sink", "encode_for_peer", "pump"]
 
-Sink = Callable[[list[Message]], None]
-"""Takes messages to deliver to the peer, in order, without blocking."""
+Sink = Callable[[list[Message], "RequestId | None"], None]
+"""Takes messages to deliver to the peer, in order, without blocking, and the id of
+the peer's request they belong to when the driver knows it (a handler's progress,
+logs and questions); None otherwise. Responses carry their own id. Stream
+transports ignore it; HTTP uses it to put each message on the right stream."""
 
 ProgressCallback = Callable[[ProgressReceived], Any]
 
@@ -146,7 +149,7 @@ class _Worker:
         self._wake.set()
 
 
-def _refuse_sink(messages: list[Message]) -> None:
+def _refuse_sink(messages: list[Message], related: RequestId | None) -> None:
     raise ConnectionClosed("the connection is not open")
 
 
@@ -196,11 +199,15 @@ class Driver:
         """Install the function that delivers our outgoing messages."""
         self._sink = sink
 
-    def flush(self) -> None:
-        """Hand whatever the session queued to the sink."""
+    def flush(self, related: RequestId | None = None) -> None:
+        """Hand whatever the session queued to the sink.
+
+        Args:
+            related: the peer's request the queued messages belong to, if known.
+        """
         out = self.session.messages_to_send()
         if out and not self.closed:
-            self._sink(out)
+            self._sink(out, related)
 
     # --- incoming ---------------------------------------------------------------------
 
@@ -289,12 +296,14 @@ class Driver:
                 self._release_slot()
         except McpError as exc:
             data = UNSET if exc.data is None else exc.data
-            self._answer(self.session.send_error, request_id, exc.code, exc.message, data)
+            self._answer(
+                request_id, self.session.send_error, request_id, exc.code, exc.message, data
+            )
         except Exception as exc:
             message = f"Internal error: {exc or type(exc).__name__}"
-            self._answer(self.session.send_error, request_id, INTERNAL_ERROR, message)
+            self._answer(request_id, self.session.send_error, request_id, INTERNAL_ERROR, message)
         else:
-            self._answer(self.session.send_response, request_id, result)
+            self._answer(request_id, self.session.send_response, request_id, result)
         finally:
             self._serving.pop(request_id, None)
             if not self._serving and self._idle is not None:
@@ -332,14 +341,14 @@ class Driver:
         else:
             self._active -= 1
 
-    def _answer(self, send: Callable[..., None], *args: Any) -> None:
+    def _answer(self, related: RequestId, send: Callable[..., None], *args: Any) -> None:
         if self.closed:
             return
         try:
             send(*args)
         except LocalProtocolError:
             return  # the request is gone: cancelled, or the session closed
-        self.flush()
+        self.flush(related)
 
     # --- outgoing ---------------------------------------------------------------------
 
@@ -351,6 +360,7 @@ class Driver:
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
         sent: Callable[[RequestId], None] | None = None,
+        related: RequestId | None = None,
     ) -> Any:
         """Send a request and wait for its result.
 
@@ -361,6 +371,8 @@ class Driver:
             on_progress: called with each ProgressReceived, in order (a progress
                 token is added to the request).
             sent: called with the request's id once it is queued.
+            related: the peer's request this one is asked on behalf of (a
+                handler asking its client), for transports that route by it.
 
         Returns:
             The typed result, or (2026-07-28) an InputRequiredResult.
@@ -383,7 +395,9 @@ class Driver:
         )
         if sent is not None:
             sent(request_id)
-        return await self.wait_for(request_id, timeout=timeout, on_progress=on_progress)
+        return await self.wait_for(
+            request_id, timeout=timeout, on_progress=on_progress, related=related
+        )
 
     async def wait_for(
         self,
@@ -391,6 +405,7 @@ class Driver:
         *,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
+        related: RequestId | None = None,
     ) -> Any:
         """Flush, then wait for the answer to a request the session has queued.
 
@@ -399,7 +414,7 @@ class Driver:
         """
         waiter = _Waiter()
         self._waiters[request_id] = waiter
-        self.flush()
+        self.flush(related)
         if timeout is not None:
             self.watch_deadlines()
         try:
@@ -432,12 +447,12 @@ class Driver:
             waiter.event = anyio.Event()
             await waiter.event.wait()
 
-    def notify(self, method: str, params: Any = UNSET) -> None:
-        """Send a notification."""
+    def notify(self, method: str, params: Any = UNSET, related: RequestId | None = None) -> None:
+        """Send a notification (``related``: the peer's request it belongs to)."""
         if self.closed:
             raise ConnectionClosed(self.close_reason)
         self.session.send_notification(method, params)
-        self.flush()
+        self.flush(related)
 
     # --- time -------------------------------------------------------------------------
 
@@ -535,7 +550,7 @@ async def pump(
     """
     send, receive = anyio.create_memory_object_stream[Message](math.inf)
 
-    def sink(messages: list[Message]) -> None:
+    def sink(messages: list[Message], related: RequestId | None) -> None:
         for message in messages:
             send.send_nowait(message)
 

@@ -59,7 +59,7 @@ class _RequestPeer:
         if not driver.closed and driver.session.send_progress(
             self.request_id, progress, total, message
         ):
-            driver.flush()
+            driver.flush(self.request_id)
 
     async def send_log(self, level: str, data: Any, logger: str | None) -> None:
         params = LoggingMessageNotificationParams(
@@ -68,10 +68,10 @@ class _RequestPeer:
             logger=UNSET if logger is None else logger,
         )
         if not self.driver.closed:
-            self.driver.notify("notifications/message", params)
+            self.driver.notify("notifications/message", params, related=self.request_id)
 
     async def request(self, method: str, params: Any) -> Any:
-        return await self.driver.request(method, params)
+        return await self.driver.request(method, params, related=self.request_id)
 
 
 class ServerConnection:

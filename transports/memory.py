@@ -27,7 +27,7 @@ from typing import Any
 
 import anyio
 
-from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Message, Server
+from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Message, RequestId, Server
 
 from ._client import Client, Connector
 from ._driver import Driver, encode_for_peer
@@ -41,21 +41,21 @@ def couple(a: Driver, b: Driver, *, objects: bool = False) -> None:
 
     if objects:
 
-        def to_b(messages: list[Message]) -> None:
+        def to_b(messages: list[Message], related: RequestId | None) -> None:
             for message in messages:
                 b.feed(message)
 
-        def to_a(messages: list[Message]) -> None:
+        def to_a(messages: list[Message], related: RequestId | None) -> None:
             for message in messages:
                 a.feed(message)
 
     else:
 
-        def to_b(messages: list[Message]) -> None:
+        def to_b(messages: list[Message], related: RequestId | None) -> None:
             for message in messages:
                 b.feed(encode_for_peer(message))
 
-        def to_a(messages: list[Message]) -> None:
+        def to_a(messages: list[Message], related: RequestId | None) -> None:
             for message in messages:
                 a.feed(encode_for_peer(message))
 
