@@ -213,7 +213,7 @@ class Client:
         self._ready = anyio.Event()
         self._failure: BaseException | None = None
         self._notes: Any = None
-        self._acks: dict[RequestId, tuple[anyio.Event, list[SubscriptionFilter]]] = {}
+        self._listening: dict[RequestId, _Listening] = {}
 
     # --- lifetime ---------------------------------------------------------------------
 
@@ -323,10 +323,12 @@ class Client:
         if method == "notifications/subscriptions/acknowledged":
             meta = event.params.meta if not isinstance(event.params.meta, UnsetType) else {}
             subscription_id = meta.get("io.modelcontextprotocol/subscriptionId")
-            waiting = self._acks.get(subscription_id) if subscription_id is not None else None
-            if waiting is not None:
-                waiting[1].append(event.params.notifications)
-                waiting[0].set()
+            listening = (
+                self._listening.get(subscription_id) if subscription_id is not None else None
+            )
+            if listening is not None:
+                listening.granted = event.params.notifications
+                listening.settled.set()
             return
         if method == "notifications/message":
             if self._on_log is not None:
@@ -592,34 +594,43 @@ class Client:
             resource_subscriptions=UNSET if resource_uris is None else list(resource_uris),
         )
         params = SubscriptionsListenRequestParams(notifications=wanted)
-        acked = anyio.Event()
-        granted: list[SubscriptionFilter] = []
-        outcome: list[BaseException] = []
+        listening = _Listening()
 
         def sent(request_id: RequestId) -> None:
-            self._acks[request_id] = (acked, granted)
-            ids.append(request_id)
-
-        ids: list[RequestId] = []
+            listening.id = request_id
+            self._listening[request_id] = listening
 
         async def run() -> None:
+            # The request stays open while the stream lives; it ends when the server
+            # ends the subscription, or with the cancellation below.
             try:
                 await self.driver.request("subscriptions/listen", params, sent=sent)
             except Exception as exc:
-                outcome.append(exc)
-            acked.set()
+                listening.error = exc
+            listening.settled.set()
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(run)
             try:
-                await acked.wait()
-                if outcome:
-                    raise outcome[0]
-                yield Subscription(ids[0], granted[0] if granted else wanted)
+                await listening.settled.wait()
+                if listening.error is not None:
+                    raise listening.error
+                assert listening.id is not None
+                yield Subscription(listening.id, listening.granted or wanted)
             finally:
-                for request_id in ids:
-                    self._acks.pop(request_id, None)
+                if listening.id is not None:
+                    self._listening.pop(listening.id, None)
                 tg.cancel_scope.cancel()
+
+
+class _Listening:
+    """A subscriptions/listen request on its way to being acknowledged."""
+
+    def __init__(self) -> None:
+        self.settled = anyio.Event()
+        self.id: RequestId | None = None
+        self.granted: SubscriptionFilter | None = None
+        self.error: BaseException | None = None
 
 
 def _as(value: Any, kind: type[_T]) -> _T:
