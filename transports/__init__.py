@@ -10,6 +10,7 @@ from ._client import Client, Connector, Subscription
 from ._driver import ConnectionClosed, Driver, pump
 from ._serve import ServerConnection, serve_stream
 from .memory import connect, couple, pipe
+from .stdio_connect import connect_stdio, run_stdio, serve_stdio, stdio_connector
 
 __all__ = [
     "Client",
@@ -23,4 +24,8 @@ __all__ = [
     "connect",
     "couple",
     "pipe",
+    "connect_stdio",
+    "run_stdio",
+    "serve_stdio",
+    "stdio_connector",
 ]

@@ -1,20 +1,38 @@
 """The ``mcp-core`` command line.
 
+    mcp-core serve TARGET                  serve a Server (file.py[:obj] or module:obj) on stdio
+    mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server command, print the result
+    mcp-core list SERVER [KIND]            list its tools, resources or prompts
+    mcp-core config TARGET                 the mcpServers entry desktop clients take
+    mcp-core bench                         run the benchmarks
+
 Every subcommand is one entry in COMMANDS: a name, a help line, a function that
 adds its arguments, and a handler that returns the exit status. Handlers import
 what they need when they run, so ``mcp-core --version`` loads nothing heavy.
+
+Exit statuses: 0 done; 1 something failed (the tool, the server, loading the
+target); 2 the command line asked for something impossible (a usage error, a target
+that names no Server, a transport that is not available yet); 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import os
 import shlex
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mcp_core import __version__
+
+if TYPE_CHECKING:
+    from ._target import Target
 
 __all__ = ["COMMANDS", "Command", "build_parser", "main"]
 
@@ -74,7 +92,192 @@ def _run_bench(args: argparse.Namespace) -> int:
     )
 
 
+def _error(message: str) -> None:
+    print(f"mcp-core: error: {message}", file=sys.stderr)
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value
+
+
+# --- serve and config -----------------------------------------------------------------------------
+
+_TARGET_HELP = (
+    "the server: a file (app.py), a file and the attribute holding the Server (app.py:server), "
+    "or an importable module and attribute (package.module:server). Without an attribute, "
+    "the one Server at the module's top level"
+)
+
+
+def _load(target: str) -> tuple[int, Target | None]:
+    """Load a TARGET, or say why not: (0, target), or (exit status, None)."""
+    from ._target import TargetError, load_target
+
+    try:
+        # Whatever the module prints while loading must not reach a stdio wire or
+        # the JSON that `config` prints.
+        with contextlib.redirect_stdout(sys.stderr):
+            return 0, load_target(target)
+    except TargetError as exc:
+        _error(str(exc))
+        return 2, None
+    except Exception:
+        traceback.print_exc()
+        _error(f"loading {target} failed: see the traceback above")
+        return 1, None
+
+
+def _configure_serve(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    parser.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default): this process's stdin and stdout; http: not available yet",
+    )
+    parser.add_argument("--host", help="HTTP: the address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="HTTP: the port to listen on (default 8000)")
+    parser.add_argument("--path", help="HTTP: the endpoint's path (default /mcp)")
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    if args.transport == "http":
+        _error("the HTTP transport is not available yet; serve over stdio (the default) for now")
+        return 2
+    http_only = [
+        f"--{name}" for name in ("host", "port", "path") if getattr(args, name) is not None
+    ]
+    if http_only:
+        verb = "applies" if len(http_only) == 1 else "apply"
+        _error(f"{', '.join(http_only)} only {verb} to --transport http")
+        return 2
+    status, target = _load(args.target)
+    if target is None:
+        return status
+    from .stdio_connect import run_stdio
+
+    run_stdio(target.server)
+    return 0
+
+
+def _configure_config(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    parser.add_argument("--name", help="the entry's name (default: the server's name)")
+
+
+def _run_config(args: argparse.Namespace) -> int:
+    status, target = _load(args.target)
+    if target is None:
+        return status
+    entry: dict[str, Any] = {
+        "command": os.path.abspath(sys.executable),
+        "args": ["-m", "transports.cli", "serve", target.spec],
+    }
+    if target.pythonpath is not None:
+        entry["env"] = {"PYTHONPATH": target.pythonpath}
+    name = args.name or target.server.info.name
+    print(json.dumps({"mcpServers": {name: entry}}, indent=2, ensure_ascii=False))
+    return 0
+
+
+# --- call and list --------------------------------------------------------------------------------
+
+_SERVER_HELP = (
+    "the command that starts the server, quoted as one argument "
+    '(e.g. "python server.py"); it gets our environment'
+)
+_TIMEOUT_HELP = "give up after this many seconds (default: wait)"
+_LIST_KINDS = ("tools", "resources", "prompts")
+
+
+class _JsonOption(argparse.Action):
+    """``--json ARGS`` gives the tool's arguments; a bare ``--json`` asks for JSON output."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if values is None:
+            namespace.json_output = True
+        else:
+            namespace.json_args = [*(namespace.json_args or []), values]
+
+
+def _configure_call(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    parser.add_argument("tool", metavar="TOOL", help="the tool's name")
+    parser.add_argument(
+        "--json",
+        dest="json_args",
+        nargs="?",
+        action=_JsonOption,
+        metavar="ARGS",
+        help="with a JSON object: the tool's arguments (repeatable, merged before --arg); "
+        "alone: print the whole result as JSON",
+    )
+    parser.add_argument(
+        "--arg",
+        action="append",
+        metavar="KEY=VALUE",
+        help="one argument (repeatable); VALUE is JSON if it parses (3, true, [1], "
+        '{"a": 1}, "quoted"), else the text as typed',
+    )
+    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
+    parser.set_defaults(json_output=False)
+
+
+def _run_call(args: argparse.Namespace) -> int:
+    from ._cli_client import run_call
+
+    return run_call(args)
+
+
+def _configure_list(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    parser.add_argument(
+        "kind", nargs="?", choices=_LIST_KINDS, default="tools", help="what to list (default tools)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the whole list as JSON")
+    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
+
+
+def _run_list(args: argparse.Namespace) -> int:
+    from ._cli_client import run_list
+
+    return run_list(args)
+
+
 COMMANDS: list[Command] = [
+    Command(
+        name="serve",
+        help="serve an mcp_core.Server from a file or module (stdio)",
+        configure=_configure_serve,
+        handler=_run_serve,
+    ),
+    Command(
+        name="call",
+        help="call a tool of a server and print the result",
+        configure=_configure_call,
+        handler=_run_call,
+    ),
+    Command(
+        name="list",
+        help="list the tools, resources or prompts of a server",
+        configure=_configure_list,
+        handler=_run_list,
+    ),
+    Command(
+        name="config",
+        help="print the mcpServers entry that desktop MCP clients take to launch a server",
+        configure=_configure_config,
+        handler=_run_config,
+    ),
     Command(
         name="bench",
         help="run the benchmarks, side by side with the MCP SDK when it is installed",
@@ -109,7 +312,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     args.command_line = shlex.join(["mcp-core", *args_list])
-    return handler(args)
+    try:
+        return handler(args)
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":
