@@ -38,6 +38,10 @@ from ._events import (
 )
 from ._framing import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong
 from ._framing import frame as frame_line
+from ._http_decisions import Decision, Dispatch, EndSession, HttpRequest, OpenStream, Reply
+from ._http_headers import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, header_param_paths
+from ._http_server import DEFAULT_MAX_BODY_BYTES, HttpEndpoint, HttpServerConfig
+from ._http_sessions import EventStore, MemoryEventStore
 from ._jsonrpc import (
     DEFAULT_LIMITS,
     ErrorObject,
@@ -130,6 +134,21 @@ __all__ = [
     "SSEParser",
     "encode_comment",
     "encode_event",
+    # streamable HTTP, server side
+    "DEFAULT_MAX_BODY_BYTES",
+    "LOOPBACK_HOSTS",
+    "LOOPBACK_ORIGINS",
+    "Decision",
+    "Dispatch",
+    "EndSession",
+    "EventStore",
+    "HttpEndpoint",
+    "HttpRequest",
+    "HttpServerConfig",
+    "MemoryEventStore",
+    "OpenStream",
+    "Reply",
+    "header_param_paths",
     # revisions and methods
     "LATEST_REVISION",
     "LEGACY_REVISIONS",

@@ -9,6 +9,7 @@ same driver).
 from ._client import Client, Connector, Subscription
 from ._driver import ConnectionClosed, Driver, pump
 from ._serve import ServerConnection, serve_stream
+from .http_server import HttpServer, HttpTimeouts, run_http, serve_http
 from .memory import connect, couple, pipe
 from .stdio_connect import connect_stdio, run_stdio, serve_stdio, stdio_connector
 
@@ -28,4 +29,8 @@ __all__ = [
     "run_stdio",
     "serve_stdio",
     "stdio_connector",
+    "HttpServer",
+    "HttpTimeouts",
+    "run_http",
+    "serve_http",
 ]

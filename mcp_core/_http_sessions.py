@@ -1,0 +1,161 @@
+# Sessions and SSE event storage of the streamable-HTTP server, sans I/O.
+#
+# Theory of operation. A legacy-era client (2025-03-26 .. 2025-11-25) opens a
+# session with `initialize`; the server names it with an `Mcp-Session-Id` and the
+# client sends that id on every later request (2025-11-25 basic/transports.mdx
+# "Session Management"). A session here is only the HTTP side of that: its id, when
+# it was last used, how many SSE streams are attached to it, and its event store.
+# The protocol side (the ServerSession and its handlers) lives with the transport,
+# which binds it to the record so the rules can read the negotiated revision.
+#
+# Every SSE event the server sends in a session gets an id that is unique across
+# all of the session's streams ("globally unique across all streams within that
+# session", same page, "Resumability and Redelivery"), made of the stream's id and
+# a session-wide sequence number, so it also names its stream (the page's SHOULD).
+# The event store remembers recent events per session, so that a client whose
+# connection broke can reconnect with GET and `Last-Event-ID` and get what it
+# missed *on that stream only* ("MUST NOT replay messages that would have been
+# delivered on a different stream").
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Final, Protocol
+
+__all__ = [
+    "DEFAULT_MAX_STORED_EVENTS",
+    "DEFAULT_MAX_STORED_BYTES",
+    "STANDALONE_STREAM",
+    "EventStore",
+    "MemoryEventStore",
+    "HttpSession",
+]
+
+DEFAULT_MAX_STORED_EVENTS: Final = 256
+"""Events kept per session for replay. A reconnecting client needs the events of a
+few seconds; an event store is a safety net for broken connections, not a log."""
+
+DEFAULT_MAX_STORED_BYTES: Final = 4 * 1024 * 1024
+"""Bytes of event data kept per session for replay (4 MiB, the size of one
+maximal message), so that a few large results cannot pin unbounded memory."""
+
+STANDALONE_STREAM: Final = "0"
+"""The stream id of a session's standalone SSE stream (the one GET opens)."""
+
+
+class EventStore(Protocol):
+    """Where a session's SSE events wait for a client that may reconnect.
+
+    One store serves one session. Event ids must be unique within it.
+    """
+
+    def store(self, stream_id: str, message: bytes | None) -> str:
+        """Remember one event of ``stream_id`` (``None``: a priming event, which
+        carries no message) and return its event id."""
+        ...
+
+    def replay_after(self, event_id: str) -> tuple[str, list[tuple[str, bytes]]] | None:
+        """The stream ``event_id`` belongs to and the (event id, message) pairs sent
+        on that stream after it, oldest first; None for an unknown id (never
+        issued, or already forgotten)."""
+        ...
+
+
+class MemoryEventStore:
+    """A bounded in-memory `EventStore`: the oldest events go first.
+
+    Args:
+        max_events: events kept at most.
+        max_bytes: bytes of messages kept at most (the newest event is always
+            kept, however large).
+    """
+
+    def __init__(
+        self,
+        max_events: int = DEFAULT_MAX_STORED_EVENTS,
+        max_bytes: int = DEFAULT_MAX_STORED_BYTES,
+    ) -> None:
+        if max_events < 1 or max_bytes < 0:
+            raise ValueError("max_events must be at least 1 and max_bytes not negative")
+        self.max_events = max_events
+        self.max_bytes = max_bytes
+        self._events: OrderedDict[str, tuple[str, int, bytes | None]] = OrderedDict()
+        self._bytes = 0
+        self._seq = 0
+
+    def store(self, stream_id: str, message: bytes | None) -> str:
+        self._seq += 1
+        event_id = f"{stream_id}-{self._seq}"
+        self._events[event_id] = (stream_id, self._seq, message)
+        self._bytes += len(message or b"")
+        while len(self._events) > 1 and (
+            len(self._events) > self.max_events or self._bytes > self.max_bytes
+        ):
+            _, (_, _, old) = self._events.popitem(last=False)
+            self._bytes -= len(old or b"")
+        return event_id
+
+    def replay_after(self, event_id: str) -> tuple[str, list[tuple[str, bytes]]] | None:
+        # Eviction is oldest first, so when event_id is still here, so is every
+        # later event of its stream: the replay has no holes.
+        entry = self._events.get(event_id)
+        if entry is None:
+            return None
+        stream_id, seq, _ = entry
+        later = [
+            (eid, message)
+            for eid, (sid, n, message) in self._events.items()
+            if sid == stream_id and n > seq and message is not None
+        ]
+        return stream_id, later
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+
+class HttpSession:
+    """The HTTP side of one legacy-era session.
+
+    Attributes:
+        id: the ``Mcp-Session-Id``.
+        created: when it was minted (the caller's clock).
+        last_seen: the last request that named it, or the last time a stream of
+            it was attached or detached.
+        attached: SSE streams of it currently being written to a client; a
+            session with attached streams never idles out.
+        standalone_open: whether the standalone GET stream is attached.
+        events: its event store.
+        protocol: the protocol side, bound by the transport (a ServerSession);
+            the rules read its ``revision``.
+    """
+
+    __slots__ = (
+        "_next_stream",
+        "attached",
+        "created",
+        "events",
+        "id",
+        "last_seen",
+        "protocol",
+        "standalone_open",
+    )
+
+    def __init__(self, session_id: str, now: float, events: EventStore) -> None:
+        self.id = session_id
+        self.created = now
+        self.last_seen = now
+        self.attached = 0
+        self.standalone_open = False
+        self.events = events
+        self.protocol: Any = None
+        self._next_stream = 0
+
+    @property
+    def revision(self) -> str | None:
+        """The protocol revision the session negotiated, once known."""
+        return getattr(self.protocol, "revision", None)
+
+    def new_stream_id(self) -> str:
+        """A stream id not used before in this session (never the standalone one)."""
+        self._next_stream += 1
+        return str(self._next_stream)
