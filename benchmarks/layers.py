@@ -79,6 +79,11 @@ LAYERS: dict[str, Layer] = {
             summary="tools/call through the async runtime over in-memory pipes, asyncio and trio",
             module="benchmarks.inmemory",
         ),
+        Layer(
+            name="stdio",
+            summary="tools/call to a server in a child process over stdio, asyncio and trio",
+            module="benchmarks.stdio",
+        ),
     ]
 }
 """Every layer by name, in the order ``mcp-core bench`` runs them."""

@@ -68,7 +68,7 @@ from ._types_base import (
     Result,
     ServerCapabilities,
 )
-from ._types_server import SubscriptionFilter, SubscriptionsListenRequestParams
+from ._types_server import CacheableResult, SubscriptionFilter, SubscriptionsListenRequestParams
 
 __all__ = ["ServerConfig", "ClientInfo", "ServerSession", "LOG_LEVELS"]
 
@@ -99,6 +99,13 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True):
             change when the application registers features at run time.
         discover_cache_scope: "private" because a discover answer may depend on who
             asks (authorization), and "public" would let shared caches reuse it.
+        result_ttl_ms: the ``ttlMs`` of a 2026-07-28 cacheable result (lists and
+            ``resources/read``) whose handler set none; the schema requires the
+            field and caching.mdx says servers MUST send it. 0, "immediately
+            stale", is what a client assumes when it is absent.
+        result_cache_scope: their ``cacheScope`` likewise; "private" for the same
+            reason as discover's: the server cannot tell whether a handler's answer
+            depends on who asks.
         server_info_in_results: add serverInfo to every modern result's _meta
             (2026-07-28 basic/index.mdx: SHOULD, unless configured not to).
     """
@@ -109,6 +116,8 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True):
     revisions: tuple[str, ...] = REVISIONS
     discover_ttl_ms: int = 60_000
     discover_cache_scope: str = "private"
+    result_ttl_ms: int = 0
+    result_cache_scope: str = "private"
     server_info_in_results: bool = True
 
 
@@ -124,6 +133,12 @@ class ClientInfo(msgspec.Struct, frozen=True, kw_only=True):
     capabilities: ClientCapabilities
     info: Implementation | None = None
     log_level: str | None = None
+
+
+_CACHEABLE: Final = frozenset(
+    {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
+)
+"""Methods whose 2026-07-28 result is a CacheableResult (schema.json)."""
 
 
 # Which server capability an incoming request needs: (capability, sub-flag or None).
@@ -471,11 +486,22 @@ class ServerSession(BaseSession):
         self._client_key, self._client_last = key, client
         return client
 
-    def _finish_result(self, result: Any) -> Any:
-        # 2026-07-28 results carry resultType, and serverInfo in _meta.
+    def _finish_result(self, result: Any, method: str) -> Any:
+        # 2026-07-28 results carry resultType, and serverInfo in _meta; cacheable
+        # results carry ttlMs and cacheScope (2026-07-28 schema.json
+        # CacheableResult: both required; server/utilities/caching.mdx).
         extra = self._server_meta if self.config.server_info_in_results else None
+        if isinstance(result, CacheableResult):
+            if result.ttl_ms is UNSET:
+                result = msgspec.structs.replace(result, ttl_ms=self.config.result_ttl_ms)
+            if result.cache_scope is UNSET:
+                scope = self.config.result_cache_scope
+                result = msgspec.structs.replace(result, cache_scope=scope)
         if isinstance(result, dict):
             result = dict(result)
+            if method in _CACHEABLE and result.get("resultType", "complete") == "complete":
+                result.setdefault("ttlMs", self.config.result_ttl_ms)
+                result.setdefault("cacheScope", self.config.result_cache_scope)
             result.setdefault("resultType", "complete")
             if extra:
                 result["_meta"] = {**extra, **(result.get("_meta") or {})}

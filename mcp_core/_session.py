@@ -277,10 +277,10 @@ class BaseSession:
                 return
             raise LocalProtocolError(f"no request with id {request_id!r} awaits an answer")
         if incoming.modern:
-            result = self._finish_result(result)
+            result = self._finish_result(result, incoming.method)
         self._out.append(Response(id=request_id, result=result))
 
-    def _finish_result(self, result: Any) -> Any:
+    def _finish_result(self, result: Any, method: str) -> Any:
         # What a 2026-07-28 result gains on its way out (the server adds to it).
         return result
 

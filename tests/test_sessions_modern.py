@@ -31,7 +31,7 @@ from mcp_core._types_base import (
     ResourcesCapability,
     ServerCapabilities,
 )
-from mcp_core._types_server import CallToolRequestParams, CallToolResult
+from mcp_core._types_server import CallToolRequestParams, CallToolResult, ListToolsResult
 
 MODERN = "2026-07-28"
 META = {
@@ -111,6 +111,35 @@ def test_request_served_statelessly_with_client_from_meta() -> None:
         }
     ]
     assert s.state is SessionState.NEW  # no handshake happened, none is needed
+
+
+def test_cacheable_results_always_carry_ttl_and_scope() -> None:
+    # 2026-07-28 schema.json CacheableResult requires ttlMs and cacheScope
+    # (server/utilities/caching.mdx: servers MUST provide ttlMs); what a handler
+    # leaves out comes from the config, what it sets is kept.
+    s = server(
+        server_info_in_results=False,
+        result_ttl_ms=5,
+        result_cache_scope="public",
+        capabilities=ServerCapabilities(tools={}, resources=ResourcesCapability()),
+    )
+    feed(s, request("tools/list", id=1))
+    s.send_response(1, ListToolsResult(tools=[]))
+    feed(s, request("tools/list", id=2))
+    s.send_response(2, ListToolsResult(tools=[], ttl_ms=60_000))
+    feed(s, request("tools/list", id=3))
+    s.send_response(3, {"tools": [], "cacheScope": "private"})
+    feed(s, request("tools/call", id=4, name="echo", arguments={}))
+    s.send_response(4, {"content": []})
+    feed(s, request("resources/read", id=5, uri="a://b"))
+    s.send_response(5, {"resultType": "input_required", "requestState": "x"})
+    assert [m["result"] for m in wire(s)] == [
+        {"resultType": "complete", "ttlMs": 5, "cacheScope": "public", "tools": []},
+        {"resultType": "complete", "ttlMs": 60_000, "cacheScope": "public", "tools": []},
+        {"tools": [], "cacheScope": "private", "ttlMs": 5, "resultType": "complete"},
+        {"content": [], "resultType": "complete"},  # not a cacheable result
+        {"resultType": "input_required", "requestState": "x"},  # nor is this
+    ]
 
 
 def test_unsupported_version_lists_what_is_supported() -> None:

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import anyio
+import anyio.to_thread
 import pytest
 
 from mcp_core import LineTooLong
@@ -256,6 +257,79 @@ async def test_send_eof_closes_write_side_only(pipes: Pipes) -> None:
     pipes.closed_elsewhere(our_r)
     with pytest.raises(OSError):
         os.fstat(our_r)  # close_fds=True closed it (checked before anything can reuse it)
+
+
+def read_exactly(fd: int, size: int) -> bytes:
+    """``size`` bytes from a blocking descriptor (in a worker thread)."""
+    data = b""
+    while len(data) < size:
+        data += os.read(fd, size - len(data))
+    return data
+
+
+async def test_send_batch_nowait_writes_at_once_or_keeps_the_rest(pipes: Pipes) -> None:
+    our_r, _, peer_r, our_w = pipes
+    stream = StdioStream(our_r, our_w, close_fds=False)
+    assert stream.send_batch_nowait([b'{"a":1}', b'{"b":2}']) is True
+    assert os.read(peer_r, 100) == b'{"a":1}\n{"b":2}\n'
+
+    # More than the pipe holds: the first 64 KiB go out, the rest is kept, and what
+    # follows queues behind it, in order.
+    big = b'"' + b"x" * (200 * 1024) + b'"'
+    assert stream.send_batch_nowait([big]) is False
+    assert stream.send_batch_nowait([b'{"c":3}']) is False
+    expected = big + b'\n{"c":3}\n{"d":4}\n'
+    with anyio.fail_after(LIMIT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stream.send_batch, [b'{"d":4}'])
+            got = await anyio.to_thread.run_sync(
+                read_exactly, peer_r, len(expected), abandon_on_cancel=True
+            )
+    assert got == expected
+    await stream.send_batch([])  # nothing kept: nothing to do
+    assert stream.send_batch_nowait([b"{}"]) is True
+    assert os.read(peer_r, 100) == b"{}\n"
+    await stream.aclose()
+    with pytest.raises(anyio.ClosedResourceError):
+        stream.send_batch_nowait([b"{}"])
+
+
+async def test_send_batch_nowait_keeps_a_torn_line_torn(pipes: Pipes) -> None:
+    our_r, _, _, our_w = pipes
+    stream = StdioStream(our_r, our_w, close_fds=False)
+    with pytest.raises(ValueError):
+        stream.send_batch_nowait([b"{\n}"])
+    # A kept rest is part of a message already on the wire: a send that is cancelled
+    # before finishing it tears the line, as a send cancelled mid-message does.
+    assert stream.send_batch_nowait([b"x" * (1 << 20)]) is False
+    with anyio.move_on_after(0.05) as scope:
+        await stream.send(b"{}")
+    assert scope.cancelled_caught
+    with pytest.raises(anyio.BrokenResourceError):
+        stream.send_batch_nowait([b"{}"])
+    await stream.aclose()
+
+
+async def test_send_batch_nowait_while_another_send_waits_is_busy(pipes: Pipes) -> None:
+    our_r, _, _, our_w = pipes
+    stream = StdioStream(our_r, our_w, close_fds=False)
+    with anyio.fail_after(LIMIT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(stream.send, b"y" * (1 << 20))  # blocks: nobody reads
+            await anyio.wait_all_tasks_blocked()
+            with pytest.raises(anyio.BusyResourceError):
+                stream.send_batch_nowait([b"{}"])
+            tg.cancel_scope.cancel()
+    await stream.aclose()
+
+
+async def test_send_batch_nowait_to_closed_reader_is_broken(pipes: Pipes) -> None:
+    our_r, _, peer_r, our_w = pipes
+    stream = StdioStream(our_r, our_w, close_fds=False)
+    pipes.close(peer_r)
+    with pytest.raises(anyio.BrokenResourceError):
+        stream.send_batch_nowait([b"{}"])
+    await stream.aclose()
 
 
 async def test_regular_file_and_dev_null(tmp_path: Path) -> None:

@@ -7,17 +7,24 @@ else on stdout).
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import pytest
 from runtime_helpers import ERAS, LIMIT, only_text
 
-from transports import ConnectionClosed
+from transports import Client, ConnectionClosed, Driver, pump
+from transports.stdio import StdioStream
 from transports.stdio_connect import connect_stdio
 
 SERVER = str(Path(__file__).parent / "servers" / "stdio_echo.py")
@@ -143,3 +150,96 @@ def test_raw_bytes_modern_request_without_handshake() -> None:
     assert reply["id"] == "a"
     assert reply["result"]["resultType"] == "complete"
     assert reply["result"]["content"] == [{"type": "text", "text": "stateless"}]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_messages_larger_than_a_pipe_go_both_ways(anyio_backend: str, era: str) -> None:
+    # Past 64 KiB a direct write from the sink is partial: the writer task finishes
+    # it, and whatever comes meanwhile queues behind it, in order.
+    big = "x" * (300 * 1024)
+    results: list[str] = []
+    with anyio.fail_after(LIMIT * 2):
+        async with connect_stdio(
+            argv(anyio_backend), env=ENV, stderr=lambda line: None, revisions=ERAS[era]
+        ) as client:
+
+            async def one(i: int) -> None:
+                results.append(only_text(await client.call_tool("echo", {"text": f"{i}{big}"})))
+
+            async with anyio.create_task_group() as tg:
+                for i in range(8):
+                    tg.start_soon(one, i)
+    assert sorted(results) == [f"{i}{big}" for i in range(8)]
+
+
+@pytest.mark.anyio
+async def test_a_write_to_a_reader_that_left_fails_the_call(anyio_backend: str) -> None:
+    # The sink writes straight to the pipe; when that fails, it leaves the messages
+    # to the writer task, which meets the same error and closes the connection.
+    our_r, peer_w = os.pipe()
+    peer_r, our_w = os.pipe()
+    stream = StdioStream(our_r, our_w)
+
+    @asynccontextmanager
+    async def over_pipes(driver: Driver) -> AsyncIterator[None]:
+        async with anyio.create_task_group() as tg:
+            await tg.start(pump, driver, stream)
+            yield
+            tg.cancel_scope.cancel()
+
+    def discover() -> None:
+        request = json.loads(os.read(peer_r, 1 << 16))
+        assert request["method"] == "server/discover"
+        result = {
+            "resultType": "complete",
+            "supportedVersions": ["2026-07-28"],
+            "capabilities": {"tools": {}},
+            "ttlMs": 0,
+            "cacheScope": "private",
+        }
+        reply = {"jsonrpc": "2.0", "id": request["id"], "result": result}
+        os.write(peer_w, json.dumps(reply).encode() + b"\n")
+
+    try:
+        with anyio.fail_after(LIMIT):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(partial(anyio.to_thread.run_sync, discover, abandon_on_cancel=True))
+                async with Client(over_pipes, revisions=ERAS["modern"]) as client:
+                    os.close(peer_r)
+                    with pytest.raises(ConnectionClosed):
+                        await client.call_tool("echo", {"text": "nobody reads this"})
+    finally:
+        os.close(peer_w)
+
+
+def test_native_cancellation_leaves_no_exception_context_loop() -> None:
+    # A Ctrl-C under asyncio cancels the main task natively. contextlib's exit stacks
+    # then made the CancelledError its own __context__, and the next exit stack up
+    # spun on the chain forever, leaving the server running.
+    async def main() -> BaseException:
+        started = asyncio.Event()
+        caught: list[BaseException] = []
+
+        async def body() -> None:
+            try:
+                async with connect_stdio(argv("asyncio"), env=ENV, stderr=lambda line: None):
+                    started.set()
+                    await asyncio.sleep(LIMIT * 10)
+            except BaseException as exc:
+                caught.append(exc)
+                raise
+
+        task = asyncio.ensure_future(body())
+        await asyncio.wait_for(started.wait(), LIMIT)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, LIMIT * 2)
+        return caught[0]
+
+    exc: BaseException | None = asyncio.run(main())
+    seen: set[int] = set()
+    while exc is not None:
+        assert id(exc) not in seen, "the exception's __context__ chain loops"
+        seen.add(id(exc))
+        exc = exc.__context__

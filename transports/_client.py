@@ -239,7 +239,7 @@ class Client:
             stack.callback(driver.close, "the client was closed")
             await self._open(driver)
         except BaseException:
-            await stack.__aexit__(None, None, None)
+            await _unwind(stack)
             raise
         return self
 
@@ -253,7 +253,7 @@ class Client:
         # tasks' business: handing it to our task groups would only wrap it in an
         # ExceptionGroup, and `except McpError` around the block would miss it.
         assert self._stack is not None
-        await self._stack.__aexit__(None, None, None)
+        await _unwind(self._stack)
 
     async def _open(self, driver: Driver) -> None:
         # The driver's clock, which keeps the session's deadlines; not anyio's
@@ -631,6 +631,27 @@ class _Listening:
         self.id: RequestId | None = None
         self.granted: SubscriptionFilter | None = None
         self.error: BaseException | None = None
+
+
+async def _unwind(stack: AsyncExitStack) -> None:
+    # contextlib's exit stacks (CPython 3.11) link an exception to itself when an
+    # exit callback re-raises the exception an earlier one raised while another is
+    # being handled, as our task group does when the connector's exit raises a
+    # native cancellation (a Ctrl-C under asyncio). The next exit stack up would then
+    # follow that __context__ chain forever, at full CPU, and never shut the server
+    # down. Cut the loop on the way out.
+    try:
+        await stack.__aexit__(None, None, None)
+    except BaseException as exc:
+        seen = {id(exc)}
+        link = exc
+        while (context := link.__context__) is not None:
+            if id(context) in seen:
+                link.__context__ = None
+                break
+            seen.add(id(context))
+            link = context
+        raise
 
 
 def _as(value: Any, kind: type[_T]) -> _T:

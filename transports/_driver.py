@@ -22,9 +22,9 @@
 #                   sleeps until the next one and calls handle_timeouts(now).
 #
 # Everything outgoing leaves through one sink, ``sink(messages)``, a plain function
-# the transport installs: a queue for a writer task, or the peer's feed. Flushing
-# right after every session call, with no await in between, keeps the order the
-# session produced.
+# the transport installs: a queue for a writer task, a non-blocking write with that
+# queue behind it (stdio), or the peer's feed. Flushing right after every session
+# call, with no await in between, keeps the order the session produced.
 #
 # The driver knows no MCP method: what a request means is the role's business
 # (`handle_request`, `handle_event`), given by the client or the server runtime.
@@ -32,7 +32,6 @@
 from __future__ import annotations
 
 import inspect
-import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
@@ -41,7 +40,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 import anyio
 import msgspec
 from anyio.abc import ObjectStream, TaskGroup, TaskStatus
-from msgspec import UNSET
+from msgspec import UNSET, EncodeError
 
 from mcp_core import (
     INTERNAL_ERROR,
@@ -91,11 +90,14 @@ _now = time.monotonic
 
 @runtime_checkable
 class BatchStream(Protocol):
-    """A byte message stream that can also move several messages per call (stdio)."""
+    """A byte message stream that can also move several messages per call, and write
+    without waiting (stdio: see `transports.stdio.StdioStream`)."""
 
     async def receive_batch(self) -> list[bytes | LineTooLong]: ...
 
     async def send_batch(self, items: Sequence[bytes]) -> None: ...
+
+    def send_batch_nowait(self, items: Sequence[bytes]) -> bool: ...
 
 
 class ConnectionClosed(Exception):
@@ -528,6 +530,49 @@ def encode_for_peer(message: Message) -> bytes:
         return encode_message(ErrorResponse(id=message.id, error=error))
 
 
+class _Outbox:
+    """The pump's queue of outgoing messages: the sink fills it, the writer empties it.
+
+    A deque and a wake-up event rather than a memory object stream: taking what is
+    there costs no checkpoint.
+    """
+
+    __slots__ = ("_wake", "busy", "closed", "items", "owed")
+
+    def __init__(self) -> None:
+        self.items: deque[Message] = deque()
+        #: The writer is sending: new messages must queue behind what it holds.
+        self.busy = False
+        #: The stream kept part of a direct write; the writer must finish it.
+        self.owed = False
+        self.closed = False
+        self._wake: anyio.Event | None = None
+
+    def put(self, messages: list[Message], related: RequestId | None) -> None:
+        """Queue messages for the writer (a sink)."""
+        self.items.extend(messages)
+        self.wake()
+
+    def wake(self) -> None:
+        if self._wake is not None:
+            self._wake.set()
+
+    def close(self) -> None:
+        """No more messages; the writer stops once it has written what is queued."""
+        self.closed = True
+        self.wake()
+
+    async def wait(self) -> bool:
+        """Wait until there is something to write; False once closed and done."""
+        while not self.items and not self.owed:
+            if self.closed:
+                return False
+            self._wake = anyio.Event()
+            await self._wake.wait()
+            self._wake = None
+        return True
+
+
 async def pump(
     driver: Driver,
     stream: ObjectStream[Any],
@@ -548,49 +593,65 @@ async def pump(
     received (a client opening the session): the driver can send once it has
     started.
     """
-    send, receive = anyio.create_memory_object_stream[Message](math.inf)
-
-    def sink(messages: list[Message], related: RequestId | None) -> None:
-        for message in messages:
-            send.send_nowait(message)
-
+    outbox = _Outbox()
     writer_done = anyio.Event()
 
-    batches = isinstance(stream, BatchStream) and not objects
+    # Checked once: a runtime protocol check costs microseconds.
+    batch_stream: BatchStream | None = (
+        stream if isinstance(stream, BatchStream) and not objects else None
+    )
+
+    def write_now(messages: list[Message], related: RequestId | None) -> None:
+        # The sink of a batch stream: straight onto the wire while nothing is queued
+        # and the writer is idle (the order stays the session's), else to the writer.
+        # Not waking a writer task takes a third off a sequential round trip over
+        # stdio; with 16 calls in flight, one write per message still beats batching
+        # them behind a wake-up (measured: 1.8x). Errors are left for the writer to
+        # meet and act on.
+        assert batch_stream is not None
+        if outbox.items or outbox.busy or outbox.owed:
+            outbox.put(messages, related)
+            return
+        try:
+            done = batch_stream.send_batch_nowait([encode_for_peer(m) for m in messages])
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, TypeError, EncodeError):
+            outbox.put(messages, related)
+            return
+        if not done:
+            outbox.owed = True
+            outbox.wake()
 
     async def write() -> None:
+        items = outbox.items
         try:
-            if batches:
-                # Everything queued goes out in one write: under load, one system
-                # call and one checkpoint carry many messages.
-                assert isinstance(stream, BatchStream)
-                async for message in receive:
-                    batch = [encode_for_peer(message)]
-                    while True:
-                        try:
-                            batch.append(encode_for_peer(receive.receive_nowait()))
-                        except (anyio.WouldBlock, anyio.EndOfStream):
-                            break
-                    await stream.send_batch(batch)
-                return
-            async for message in receive:
-                await stream.send(message if objects else encode_for_peer(message))
+            while await outbox.wait():
+                outbox.busy = True
+                if batch_stream is not None:
+                    # Everything queued goes out in one write: under load, one system
+                    # call and one checkpoint carry many messages.
+                    batch = [encode_for_peer(message) for message in items]
+                    items.clear()
+                    outbox.owed = False
+                    await batch_stream.send_batch(batch)
+                else:
+                    message = items.popleft()
+                    await stream.send(message if objects else encode_for_peer(message))
+                outbox.busy = False
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
             driver.close("the peer closed the connection")
             tg.cancel_scope.cancel()
         finally:
             writer_done.set()
 
-    driver.attach(sink)
+    driver.attach(outbox.put if batch_stream is None else write_now)
     async with anyio.create_task_group() as tg:
         tg.start_soon(write)
         task_status.started()
         try:
-            if batches:
-                assert isinstance(stream, BatchStream)
+            if batch_stream is not None:
                 while True:
                     try:
-                        items = await stream.receive_batch()
+                        items = await batch_stream.receive_batch()
                     except anyio.EndOfStream:
                         break
                     for item in items:
@@ -607,7 +668,7 @@ async def pump(
         finally:
             driver.close("the peer closed the connection")
             # Let the writer drain what was queued before the end, briefly.
-            send.close()
+            outbox.close()
             with anyio.CancelScope(shield=True):
                 with anyio.move_on_after(_DRAIN_SECONDS):
                     await writer_done.wait()

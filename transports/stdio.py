@@ -28,6 +28,9 @@ else (codec, sessions, the runtime) to its callers.
   after part of a message went out, the line on the wire is torn; the stream then refuses
   further sends with `anyio.BrokenResourceError` rather than glue the next message onto the
   fragment. A reader that closed its end gives ``EPIPE``, also `anyio.BrokenResourceError`.
+* ``send_batch_nowait(items)`` writes from synchronous code, for callers that would otherwise
+  hand every message to a writer task: what the pipe does not take at once is kept and goes
+  out first with the next ``send`` or ``send_batch``.
 * ``aclose()`` wakes any task waiting on the descriptors (it gets
   `anyio.ClosedResourceError`) before it restores flags and closes them, so no readiness
   registration outlives its descriptor.
@@ -139,7 +142,17 @@ def _set_nonblocking(fd: int) -> int:
 class _Pipe:
     """One direction of a non-blocking descriptor, with at most one task waiting on it."""
 
-    __slots__ = ("_flags", "_idle", "_scope", "closed", "fd", "fd_closed", "source_gone", "torn")
+    __slots__ = (
+        "_flags",
+        "_idle",
+        "_scope",
+        "backlog",
+        "closed",
+        "fd",
+        "fd_closed",
+        "source_gone",
+        "torn",
+    )
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
@@ -152,6 +165,8 @@ class _Pipe:
         self.source_gone = False
         #: Set when a write stopped partway through a message.
         self.torn = False
+        #: What `write_nowait` could not write yet; the next write sends it first.
+        self.backlog = b""
 
     async def _wait(self, readable: bool) -> None:
         idle = self._idle = anyio.Event()
@@ -202,8 +217,29 @@ class _Pipe:
                 raise anyio.BrokenResourceError from exc
             await self._wait(readable=True)
 
+    def write_nowait(self, data: bytes) -> bool:
+        """Write what the descriptor takes now; keep the rest as the backlog.
+
+        Returns True if nothing is left over.
+        """
+        if self.closed:
+            raise anyio.ClosedResourceError
+        if not self.backlog:
+            try:
+                data = data[os.write(self.fd, data) :]
+            except BlockingIOError:
+                pass
+            except OSError as exc:  # EPIPE: the reader closed its end
+                raise anyio.BrokenResourceError from exc
+        self.backlog += data
+        return not self.backlog
+
     async def write_all(self, data: bytes) -> None:
-        """Write all of ``data``, waiting while the descriptor is full."""
+        """Write the backlog and all of ``data``, waiting while the descriptor is full."""
+        # A backlog is the rest of a message whose start is on the wire already.
+        owed = bool(self.backlog)
+        if owed:
+            data, self.backlog = self.backlog + data, b""
         view = memoryview(data)
         try:
             while True:
@@ -219,7 +255,7 @@ class _Pipe:
                     return
                 await self._wait(readable=False)
         except BaseException:
-            if len(view) < len(data):
+            if owed or len(view) < len(data):
                 self.torn = True
             raise
 
@@ -349,6 +385,31 @@ class StdioStream(ObjectStream[bytes | LineTooLong]):
             if out.torn:
                 raise anyio.BrokenResourceError("an earlier send stopped in mid-message")
             await out.write_all(data)
+
+    def send_batch_nowait(self, items: Sequence[bytes]) -> bool:
+        """Write several messages, each with its newline, without waiting.
+
+        What the descriptor does not take at once is kept, and the next `send` or
+        `send_batch` writes it before anything else (``send_batch([])`` only that).
+        A caller that sends from synchronous code (the runtime's sink) saves the
+        trip through a writer task while the pipe has room, which it nearly always
+        has.
+
+        Returns:
+            True if everything was written; False if part of it is kept.
+
+        Raises:
+            What `send_batch` raises, with nothing written; `anyio.BusyResourceError`
+            if another task is sending.
+        """
+        data = b"".join([frame_line(item) for item in items])
+        with self._send_guard:
+            out = self._out
+            if out.closed:
+                raise anyio.ClosedResourceError
+            if out.torn:
+                raise anyio.BrokenResourceError("an earlier send stopped in mid-message")
+            return out.write_nowait(data)
 
     async def send(self, item: bytes | LineTooLong) -> None:
         """Write one message and its newline.

@@ -1,0 +1,275 @@
+"""The stdio layer: ``tools/call`` round trips to a server in a child process, over
+its stdin and stdout, on asyncio and on trio.
+
+This is the first layer with real I/O (STYLE.md section 10): two processes, two
+pipes, two event loops, and the encoding and parsing of every message on both
+sides. One operation is a burst of calls; the figures are divided back to one
+round trip.
+
+Implementations, side by side in the same runs, each with its own child process
+(``python -m benchmarks.stdio_server KIND``, started once per backend, before
+timing, and shut down when the backend's runs end):
+
+* ``mcp-core``: `connect_stdio` with the default dual-era client, which
+  discovers 2026-07-28, to our decorator server on `run_stdio` in the same
+  backend as the client.
+* ``mcp-core legacy``: the same over a 2025-11-25 initialize handshake.
+* ``mcp SDK`` and ``mcp SDK legacy``: the official SDK's ``mcp.Client`` over its
+  ``stdio_client`` to its ``MCPServer`` on ``run("stdio")``; ``mode="auto"``
+  (which finds 2026-07-28) and ``mode="legacy"``. Measured on asyncio only: its
+  server runs on asyncio whatever the client does.
+* ``line echo``: no MCP. Our `StdioStream` sends an 86-byte JSON line to a child
+  that writes every line straight back through the same stream class. The floor
+  under any stdio round trip from Python on this machine: two process wake-ups
+  and a read and a write on each side per message when alone, fewer per message
+  when batched. With 16 in flight it keeps 16 lines outstanding, sending as many
+  new ones as came back.
+
+Every server has one tool, ``echo(text: str) -> str``, and the first call of
+every implementation is checked before timing. Calls run sequentially, or from
+16 tasks at once.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+
+from mcp_core import LEGACY_REVISIONS
+from transports.stdio import StdioStream, open_stdio_process
+from transports.stdio_connect import connect_stdio
+
+from .harness import Case, Settings, run_case_async, scaled
+from .layers import LayerResult, Progress
+
+__all__ = ["BACKENDS", "CALLS_PER_OP", "CORE", "IN_FLIGHT", "build_case", "run", "server_argv"]
+
+CORE: Final = "mcp-core"
+CORE_LEGACY: Final = "mcp-core legacy"
+SDK: Final = "mcp SDK"
+SDK_LEGACY: Final = "mcp SDK legacy"
+LINES: Final = "line echo"
+
+RATIOS: Final = {
+    "mcp-core / SDK": (CORE, SDK),
+    "mcp-core legacy / SDK legacy": (CORE_LEGACY, SDK_LEGACY),
+    "mcp-core / line echo": (CORE, LINES),
+}
+
+BACKENDS: Final = ("asyncio", "trio")
+IN_FLIGHT: Final = (1, 16)
+CALLS_PER_OP: Final = {1: 32, 16: 256}
+"""Calls in one timed operation, per concurrency; all in flight at once from
+``IN_FLIGHT`` tasks, each making its share one after another."""
+
+TEXT: Final = "hello"
+LINE: Final = (
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}'
+)
+"""What the line echo sends: about the size of a small request."""
+
+_ROOT: Final = str(Path(__file__).resolve().parent.parent)
+_ENV: Final = {"PYTHONPATH": _ROOT}
+"""The children import this checkout, installed or not."""
+
+Call = Callable[[], Awaitable[Any]]
+
+
+def server_argv(kind: str, backend: str = "asyncio") -> list[str]:
+    """The command that runs one of the `benchmarks.stdio_server` servers."""
+    return [sys.executable, "-m", "benchmarks.stdio_server", kind, backend]
+
+
+# --- clients --------------------------------------------------------------------------------------
+
+
+def _core_clients(backend: str) -> dict[str, Callable[[], AbstractAsyncContextManager[Any]]]:
+    argv = server_argv("ours", backend)
+    return {
+        CORE: lambda: connect_stdio(argv, env=_ENV),
+        CORE_LEGACY: lambda: connect_stdio(argv, env=_ENV, revisions=LEGACY_REVISIONS),
+    }
+
+
+def _sdk_clients() -> dict[str, Callable[[], AbstractAsyncContextManager[Any]]]:
+    mcp = importlib.import_module("mcp")
+    importlib.import_module("mcp.server.mcpserver")  # the child needs it: fail here, not there
+    stdio = importlib.import_module("mcp.client.stdio")
+    params = stdio.StdioServerParameters(
+        command=sys.executable, args=server_argv("sdk")[1:], env=_ENV
+    )
+    return {
+        SDK: lambda: mcp.Client(params, mode="auto"),
+        SDK_LEGACY: lambda: mcp.Client(params, mode="legacy"),
+    }
+
+
+def _text_of(result: Any) -> str | None:
+    content = getattr(result, "content", None)
+    if not content or len(content) != 1:
+        return None
+    return getattr(content[0], "text", None)
+
+
+# --- timing ---------------------------------------------------------------------------------------
+
+
+def _burst(call: Call, in_flight: int) -> Callable[[], Awaitable[None]]:
+    calls = CALLS_PER_OP[in_flight]
+    if in_flight == 1:
+
+        async def sequential() -> None:
+            for _ in range(calls):
+                await call()
+
+        return sequential
+    share = range(calls // in_flight)
+
+    async def worker() -> None:
+        for _ in share:
+            await call()
+
+    async def concurrent() -> None:
+        async with anyio.create_task_group() as tg:
+            for _ in range(in_flight):
+                tg.start_soon(worker)
+
+    return concurrent
+
+
+def _line_burst(stream: StdioStream, in_flight: int) -> Callable[[], Awaitable[None]]:
+    calls = CALLS_PER_OP[in_flight]
+    if in_flight == 1:
+
+        async def sequential() -> None:
+            for _ in range(calls):
+                await stream.send(LINE)
+                await stream.receive()
+
+        return sequential
+
+    async def pipelined() -> None:
+        await stream.send_batch([LINE] * in_flight)
+        sent, received = in_flight, 0
+        while received < calls:
+            back = len(await stream.receive_batch())
+            received += back
+            more = min(back, calls - sent)
+            if more:
+                await stream.send_batch([LINE] * more)
+                sent += more
+
+    return pipelined
+
+
+class _Backend:
+    """Every implementation's client and child, connected, on the running event loop."""
+
+    def __init__(self, backend: str, stack: AsyncExitStack) -> None:
+        self.backend = backend
+        self.calls: dict[str, Call] = {}
+        self.lines: StdioStream | None = None
+        self.skipped: dict[str, str] = {}
+        self._stack = stack
+
+    async def connect_all(self, progress: Progress) -> None:
+        for label, make in _core_clients(self.backend).items():
+            # Ours must work: a failure here is a bug, not a skip.
+            self.calls[label] = await self._connect(make)
+        process = await self._stack.enter_async_context(
+            open_stdio_process(server_argv("lines", self.backend), env=_ENV)
+        )
+        self.lines = process.stream
+        await self.lines.send(LINE)
+        if await self.lines.receive() != LINE:
+            raise AssertionError("the line echo server did not echo")
+        if self.backend != "asyncio":
+            for label in (SDK, SDK_LEGACY):
+                self.skipped[f"{label} on {self.backend}"] = (
+                    "the SDK pair is measured on asyncio only (its server runs on asyncio)"
+                )
+            return
+        try:
+            makers = _sdk_clients()
+        except ImportError as exc:
+            for label in (SDK, SDK_LEGACY):
+                self.skipped[label] = (
+                    f"{exc.name or 'mcp'} is not importable ({exc}); "
+                    "install it with: pip install 'mcp-core[bench]'"
+                )
+            return
+        for label, make in makers.items():
+            try:
+                self.calls[label] = await self._connect(make)
+            except Exception as exc:
+                self.skipped[label] = f"could not connect: {exc!r}"
+                progress(f"stdio: {label}: skipped ({exc!r})")
+
+    async def _connect(self, make: Callable[[], AbstractAsyncContextManager[Any]]) -> Call:
+        connected = await self._stack.enter_async_context(make())
+
+        async def call() -> Any:
+            return await connected.call_tool("echo", {"text": TEXT})
+
+        result = await call()
+        if _text_of(result) != TEXT or getattr(result, "is_error", False):
+            raise AssertionError(f"the echo tool did not echo {TEXT!r}: {result!r}")
+        return call
+
+
+def build_case(backend: _Backend, in_flight: int) -> Case:
+    """One concurrency level on one backend, every connected implementation in it.
+
+    The implementations are coroutine functions, for `run_case_async`.
+    """
+    calls = CALLS_PER_OP[in_flight]
+    how = "one at a time" if in_flight == 1 else f"{in_flight} in flight"
+    implementations = {label: _burst(call, in_flight) for label, call in backend.calls.items()}
+    if backend.lines is not None:
+        implementations[LINES] = _line_burst(backend.lines, in_flight)
+    return Case(
+        name=f"call_tool_{backend.backend}_{in_flight}",
+        title=(
+            f"tools/call round trips over stdio to a child process on {backend.backend}, "
+            f"{how} (timed in bursts of {calls})"
+        ),
+        payload_bytes=0,
+        implementations=implementations,
+        ratios=RATIOS,
+    )
+
+
+async def _run_backend(
+    name: str, settings: Settings, progress: Progress, result: LayerResult
+) -> None:
+    # Leaving the stack shuts every child down (stdin closed, then signals), also
+    # when a run fails or is interrupted.
+    async with AsyncExitStack() as stack:
+        backend = _Backend(name, stack)
+        await backend.connect_all(progress)
+        for label, why in backend.skipped.items():
+            result.skipped.setdefault(label, why)
+        for in_flight in IN_FLIGHT:
+            case = build_case(backend, in_flight)
+            count = len(case.implementations)
+            progress(f"stdio: {case.name}: {case.title} ({count} implementations)")
+            measured = await run_case_async(case, settings)
+            result.cases.append(scaled(measured, CALLS_PER_OP[in_flight]))
+
+
+def run(settings: Settings, progress: Progress) -> LayerResult:
+    """Every backend and concurrency level; absent competitors are skipped with the reason.
+
+    Each backend gets its own event loop (``anyio.run``) in this thread and its own
+    children, started before its runs and stopped after them.
+    """
+    result = LayerResult(name="stdio")
+    for name in BACKENDS:
+        anyio.run(_run_backend, name, settings, progress, result, backend=name)
+    return result

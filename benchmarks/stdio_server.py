@@ -1,0 +1,83 @@
+"""The servers the stdio layer spawns: ``python -m benchmarks.stdio_server KIND [BACKEND]``.
+
+KIND is one of:
+
+* ``ours``: mcp-core's decorator server with the echo tool, on `run_stdio`, in
+  BACKEND ("asyncio", the default, or "trio"); it serves both eras.
+* ``sdk``: the official SDK's ``MCPServer`` with the same tool, on its own stdio
+  runner (``run("stdio")``, asyncio); it serves both eras as well.
+* ``lines``: no MCP at all: every line read from stdin is written back at once,
+  through the same non-blocking `StdioStream` our server uses. The floor under
+  any stdio round trip in Python on this machine.
+
+Every server exits when its stdin reaches end of input.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import anyio
+
+from mcp_core import Server
+
+__all__ = ["main"]
+
+
+def _ours(backend: str) -> None:
+    from transports.stdio_connect import run_stdio
+
+    server = Server("bench-server", "1")
+
+    @server.tool
+    def echo(text: str) -> str:
+        """Say the text back."""
+        return text
+
+    run_stdio(server, backend=backend)
+
+
+def _sdk() -> None:
+    mcpserver: Any = importlib.import_module("mcp.server.mcpserver")
+    server = mcpserver.MCPServer("bench-server")
+
+    def echo(text: str) -> str:
+        """Say the text back."""
+        return text
+
+    server.tool()(echo)
+    server.run("stdio")
+
+
+async def _echo_lines() -> None:
+    from transports.stdio import stdio_server_stream
+
+    async with stdio_server_stream() as stream:
+        while True:
+            try:
+                lines = await stream.receive_batch()
+            except anyio.EndOfStream:
+                return
+            await stream.send_batch([line for line in lines if isinstance(line, bytes)])
+
+
+def main(argv: list[str]) -> int:
+    """Run the server named by ``argv[0]``; returns the exit status."""
+    kind = argv[0] if argv else ""
+    backend = argv[1] if len(argv) > 1 else "asyncio"
+    if kind == "ours":
+        _ours(backend)
+    elif kind == "sdk":
+        _sdk()
+    elif kind == "lines":
+        anyio.run(_echo_lines, backend=backend)
+    else:
+        print("usage: python -m benchmarks.stdio_server ours|sdk|lines [asyncio|trio]")
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

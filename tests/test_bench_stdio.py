@@ -1,0 +1,52 @@
+"""The stdio benchmark layer, run for real through the command line with tiny settings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks import stdio
+from benchmarks.layers import LAYERS
+
+TIMEOUT_S = 120
+
+
+def test_stdio_layer_is_registered() -> None:
+    assert LAYERS["stdio"].module == "benchmarks.stdio"
+
+
+def test_bench_stdio_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "transports.cli", "bench", "--only", "stdio"),
+            *("--runs", "2", "--iterations", "1", "--json", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["stdio"]
+    names = [case["name"] for case in layer["cases"]]
+    assert names == [f"call_tool_{b}_{n}" for b in stdio.BACKENDS for n in stdio.IN_FLIGHT]
+    for case in layer["cases"]:
+        backend, in_flight = case["name"].split("_")[2:]
+        calls = stdio.CALLS_PER_OP[int(in_flight)]
+        results = {result["implementation"]: result for result in case["results"]}
+        ours = {stdio.CORE, stdio.CORE_LEGACY, stdio.LINES}
+        # The SDK is in the test extra, so it runs wherever its pair is measured.
+        sdk = {stdio.SDK, stdio.SDK_LEGACY} if backend == "asyncio" else set()
+        assert set(results) == ours | sdk
+        for result in results.values():
+            # Figures are per call: a batch of 1 operation is one burst of calls.
+            assert result["batch_size"] == calls
+            assert len(result["runs_ops_per_s"]) == 2
+            assert result["ops_per_s"]["median"] > 0
+        expected = {"mcp-core / line echo"}
+        if sdk:
+            expected |= {"mcp-core / SDK", "mcp-core legacy / SDK legacy"}
+        assert set(case["ratios"]) == expected
+    assert set(layer["skipped"]) == {f"{label} on trio" for label in (stdio.SDK, stdio.SDK_LEGACY)}
