@@ -1,110 +1,99 @@
-"""Everything: one server that uses every feature of MCP, for trying out clients.
+"""Everything: one server with every feature of MCP, for trying out clients.
+
+Its tools, resources and prompts are exactly the fixtures the official conformance
+suite (``@modelcontextprotocol/conformance`` 0.1.16) expects of an "everything"
+server, with the reference values, so this file is also what that suite runs
+against (see ../shared/conformance/SCENARIOS.md, section 5).
 
 Tools
-    echo, add                   text in and out; a number as structured output
-    get_image, get_audio        image and audio content (bytes, media type sniffed)
-    get_resource                an embedded resource in a tool result
-    get_resource_link           a link to a resource, for the client to read later
-    stats                       a record as structuredContent, with an outputSchema
-    long_task                   progress notifications (when the caller asks for them)
-    write_log                   log messages (at the level the client chose)
-    ask_llm                     sampling: the client's model answers a question
-    ask_user                    elicitation: the client asks its user for a name
-    list_roots                  the client's roots
-    increment                   changes a resource, so subscribers hear about it
-    fail                        a tool that fails: an ``isError`` result
+    test_simple_text                text
+    test_image_content              an image (a 1x1 PNG)
+    test_audio_content              audio (a tiny WAV)
+    test_embedded_resource          a resource embedded in the result
+    test_multiple_content_types     text, an image and a resource in one result
+    test_tool_with_logging          three log messages while it runs
+    test_tool_with_progress         progress 0, 50, 100 (when the caller asks for it)
+    test_error_handling             a tool that fails: an ``isError`` result
+    test_sampling(prompt)           sampling: the client's model answers
+    test_elicitation(message)       elicitation: the client asks its user
+    test_elicitation_sep1034_defaults   elicitation with default values
+    test_elicitation_sep1330_enums      elicitation with every kind of enum
+    json_schema_2020_12_tool        an input schema in JSON Schema 2020-12, verbatim
+    test_reconnection               a slower call, for SSE resumption
 Resources
-    everything://readme         static text (Markdown)
-    everything://logo.png       static binary (a blob)
-    everything://counter        JSON that ``increment`` changes (subscribe to it)
-    everything://greetings/{name}   a URI template
-    everything://numbers/{n}        a URI template whose variable is an int
+    test://static-text              static text
+    test://static-binary            static binary (a blob)
+    test://watched-resource         one to subscribe to
+    test://template/{id}/data       a URI template
 Prompts
-    greeting(name), code_review(code, language)
-Completion
-    values for the ``name`` and ``language`` arguments, and for ``{name}`` above
+    test_simple_prompt, test_prompt_with_arguments(arg1, arg2),
+    test_prompt_with_embedded_resource(resourceUri), test_prompt_with_image
+Completion, logging levels and resource subscriptions are on too.
 
-Sampling, elicitation and roots work in both protocol eras. Up to 2025-11-25 they
-are requests from the server to the client. From 2026-07-28 they are multi
-round-trip requests: the handler runs again once the client has answered, so it
-must ask the same questions in the same order every time.
+Sampling and elicitation work in both protocol eras. Up to 2025-11-25 they are
+requests from the server to the client. From 2026-07-28 they are multi round-trip
+requests: the handler runs again once the client has answered, so it must ask the
+same questions in the same order every time.
 
 Run it:
 
-    python examples/everything.py
-    mcp-core list "python examples/everything.py"
-    mcp-core call "python examples/everything.py" stats --json '{"numbers": [1, 2, 3.5]}'
+    python examples/everything.py                               # on stdio
+    python examples/everything.py --transport http --port 3001  # http://127.0.0.1:3001/mcp
+    mcp-core serve examples/everything.py --transport http --port 3001
+    mcp-core call "python examples/everything.py" test_simple_text
 """
 
 from __future__ import annotations
 
+import argparse
 import base64
-import io
-import math
-import wave
-from typing import Annotated, Any, Final
+import contextlib
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, Final
 
 import anyio
-import msgspec
 
 from mcp_core import Context, Server
 from mcp_core.types import (
-    CompletionArgument,
+    AudioContent,
     EmbeddedResource,
-    LoggingLevel,
+    ImageContent,
+    ListToolsResult,
+    PaginatedRequestParams,
     PromptMessage,
-    PromptReference,
-    ResourceLink,
-    ResourceTemplateReference,
     TextContent,
     TextResourceContents,
-    ToolAnnotations,
+    Tool,
 )
+from transports.http_server import run_http
 from transports.stdio_connect import run_stdio
 
-README: Final = """# Everything
-
-A demonstration server: every tool, resource and prompt feature of MCP in one place.
-"""
-
-LOGO_PNG: Final = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR42mPQztmAFTEMLQkA0FlRwRk0+foAAAAASUVORK5CYII="
+PNG: Final = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAAB"
+    "JRU5ErkJggg=="
 )
-"""An 8x8 blue square."""
+"""A 1x1 PNG, base64."""
 
-NAMES: Final = ("Ada", "Alan", "Barbara", "Grace", "Linus", "Margaret")
-LANGUAGES: Final = ("c", "go", "javascript", "python", "rust", "typescript")
+WAV: Final = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
+"""A WAV file of one silent sample, base64."""
 
-NAME_SCHEMA: Final = {
+STEP_SECONDS = 0.05
+"""The pause between the log messages, and the progress reports, of a tool."""
+
+JSON_SCHEMA_2020_12: Final[dict[str, Any]] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
-    "properties": {"name": {"type": "string", "description": "What should I call you?"}},
-    "required": ["name"],
+    "$defs": {
+        "address": {
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
+    },
+    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "additionalProperties": False,
 }
-
-
-def _tone(seconds: float = 0.25, hertz: float = 440.0, rate: int = 8000) -> bytes:
-    """A sine tone as a WAV file: 8-bit mono."""
-    samples = bytes(
-        128 + round(100 * math.sin(2 * math.pi * hertz * i / rate))
-        for i in range(round(seconds * rate))
-    )
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(1)
-        out.setframerate(rate)
-        out.writeframes(samples)
-    return buffer.getvalue()
-
-
-class Stats(msgspec.Struct, kw_only=True):
-    """Summary statistics of some numbers."""
-
-    count: int
-    mean: float
-    minimum: float
-    maximum: float
-
 
 server = Server(
     "everything",
@@ -113,230 +102,312 @@ server = Server(
     instructions="A demonstration server: try any tool, resource or prompt.",
     subscribe=True,
 )
-counter = {"value": 0}
 
 
-# --- tools -----------------------------------------------------------------------------
+def image() -> ImageContent:
+    return ImageContent(data=PNG, mime_type="image/png")
 
 
-@server.tool(annotations=ToolAnnotations(read_only_hint=True))
-def echo(text: str) -> str:
-    """Say it back.
-
-    Args:
-        text: What to say.
-    """
-    return text
+# --- tools: content -----------------------------------------------------------------------
 
 
 @server.tool
-def add(a: float, b: float) -> float:
-    """Add two numbers; the sum comes as structured output."""
-    return a + b
+def test_simple_text() -> str:
+    """Returns a simple text response."""
+    return "This is a simple text response for testing."
 
 
 @server.tool
-def get_image() -> bytes:
-    """A small PNG image."""
-    return LOGO_PNG
+def test_image_content() -> ImageContent:
+    """Returns a small PNG image."""
+    return image()
 
 
 @server.tool
-def get_audio() -> bytes:
-    """A quarter of a second of A440, as WAV."""
-    return _tone()
+def test_audio_content() -> AudioContent:
+    """Returns a small WAV clip."""
+    return AudioContent(data=WAV, mime_type="audio/wav")
 
 
 @server.tool
-def get_resource() -> EmbeddedResource:
-    """The readme, embedded in the result."""
-    contents = TextResourceContents(
-        uri="everything://readme", text=README, mime_type="text/markdown"
-    )
-    return EmbeddedResource(resource=contents)
-
-
-@server.tool
-def get_resource_link() -> ResourceLink:
-    """A link to the readme, for the client to read when it wants."""
-    return ResourceLink(
-        uri="everything://readme",
-        name="readme",
-        description="What this server is.",
-        mime_type="text/markdown",
+def test_embedded_resource() -> EmbeddedResource:
+    """Returns an embedded text resource."""
+    return EmbeddedResource(
+        resource=TextResourceContents(
+            uri="test://embedded-resource",
+            mime_type="text/plain",
+            text="This is an embedded resource content.",
+        )
     )
 
 
 @server.tool
-def stats(numbers: Annotated[list[float], msgspec.Meta(min_length=1)]) -> Stats:
-    """Count, mean, minimum and maximum of some numbers.
-
-    Args:
-        numbers: At least one number.
-    """
-    return Stats(
-        count=len(numbers),
-        mean=sum(numbers) / len(numbers),
-        minimum=min(numbers),
-        maximum=max(numbers),
-    )
-
-
-@server.tool
-async def long_task(
-    ctx: Context,
-    steps: Annotated[int, msgspec.Meta(ge=1, le=100)] = 5,
-    step_seconds: Annotated[float, msgspec.Meta(ge=0, le=10)] = 0.0,
-) -> str:
-    """Work in steps, reporting progress after each.
-
-    Args:
-        steps: How many steps.
-        step_seconds: How long each step takes.
-    """
-    for step in range(1, steps + 1):
-        await anyio.sleep(step_seconds)
-        await ctx.report_progress(step, steps, f"step {step} of {steps}")
-    return f"done in {steps} steps"
-
-
-@server.tool
-async def write_log(ctx: Context, message: str, level: LoggingLevel = "info") -> str:
-    """Send a log message to the client.
-
-    Args:
-        message: The message.
-        level: Its severity, from "debug" to "emergency".
-    """
-    await ctx.log(level, message, logger="everything")
-    return f"logged at {level}"
-
-
-@server.tool
-async def ask_llm(ctx: Context, question: str, max_tokens: int = 200) -> str:
-    """Ask the client's language model a question (sampling).
-
-    Args:
-        question: The question.
-        max_tokens: The longest answer wanted.
-    """
-    answer = await ctx.sample(question, max_tokens, system_prompt="Answer briefly.")
-    if isinstance(answer.content, TextContent):
-        return answer.content.text
-    return f"the model answered with {type(answer.content).__name__}"
-
-
-@server.tool
-async def ask_user(ctx: Context) -> str:
-    """Ask the user for their name (elicitation) and greet them."""
-    answer = await ctx.elicit("What should I call you?", NAME_SCHEMA)
-    if answer.action != "accept" or not isinstance(answer.content, dict):
-        return f"No name given ({answer.action})."
-    return f"Nice to meet you, {answer.content.get('name')}!"
-
-
-@server.tool
-async def list_roots(ctx: Context) -> str:
-    """The client's roots, one URI a line."""
-    roots = (await ctx.list_roots()).roots
-    return "\n".join(root.uri for root in roots) or "(no roots)"
-
-
-@server.tool
-def increment() -> int:
-    """Add one to everything://counter; subscribers are told it changed."""
-    counter["value"] += 1
-    server.resource_updated("everything://counter")
-    return counter["value"]
-
-
-@server.tool
-def fail(message: str = "something went wrong") -> str:
-    """Always fails, to show how a tool reports an error.
-
-    Args:
-        message: The error message.
-    """
-    raise RuntimeError(message)
-
-
-# --- resources -------------------------------------------------------------------------
-
-
-@server.resource("everything://readme", name="readme", mime_type="text/markdown")
-def readme() -> str:
-    """What this server is."""
-    return README
-
-
-@server.resource("everything://logo.png", name="logo", mime_type="image/png")
-def logo() -> bytes:
-    """The server's logo, an 8x8 PNG."""
-    return LOGO_PNG
-
-
-@server.resource("everything://counter", name="counter")
-def read_counter() -> dict[str, int]:
-    """How many times the increment tool ran."""
-    return dict(counter)
-
-
-@server.resource("everything://greetings/{name}", name="greetings", mime_type="text/plain")
-def greeting_for(name: str) -> str:
-    """A greeting for anyone."""
-    return f"Hello, {name}!"
-
-
-@server.resource("everything://numbers/{n}", name="numbers")
-def number(n: int) -> dict[str, Any]:
-    """Facts about a whole number."""
-    return {"n": n, "square": n * n, "even": n % 2 == 0}
-
-
-# --- prompts and completion ------------------------------------------------------------
-
-
-@server.prompt
-def greeting(name: str) -> str:
-    """Greet someone.
-
-    Args:
-        name: Who to greet.
-    """
-    return f"Write a short, warm greeting for {name}."
-
-
-@server.prompt
-def code_review(code: str, language: str = "python") -> list[PromptMessage]:
-    """Review some code.
-
-    Args:
-        code: The code to review.
-        language: Its programming language.
-    """
+def test_multiple_content_types() -> list[object]:
+    """Returns text, an image and an embedded resource."""
     return [
-        PromptMessage(
-            role="user",
-            content=TextContent(text=f"Review this {language} code:\n\n{code}"),
-        ),
-        PromptMessage(
-            role="assistant",
-            content=TextContent(text="I will look at correctness first, then style."),
+        TextContent(text="Multiple content types test:"),
+        image(),
+        EmbeddedResource(
+            resource=TextResourceContents(
+                uri="test://mixed-content-resource",
+                mime_type="application/json",
+                text=json.dumps({"test": "data", "value": 123}, separators=(",", ":")),
+            )
         ),
     ]
 
 
+@server.tool
+def test_error_handling() -> str:
+    """Always fails, as a tool error (isError)."""
+    raise RuntimeError("This tool intentionally returns an error for testing")
+
+
+# --- tools: while they run ----------------------------------------------------------------
+
+
+@server.tool
+async def test_tool_with_logging(ctx: Context) -> str:
+    """Sends three log messages while it runs."""
+    for text in ("Tool execution started", "Tool processing data", "Tool execution completed"):
+        await ctx.info(text)
+        await anyio.sleep(STEP_SECONDS)
+    return "Logging test completed"
+
+
+@server.tool
+async def test_tool_with_progress(ctx: Context) -> str:
+    """Reports progress 0, 50 and 100 of 100."""
+    for step in (0, 50, 100):
+        await ctx.report_progress(step, 100)
+        await anyio.sleep(STEP_SECONDS)
+    return "Progress test completed"
+
+
+@server.tool
+async def test_reconnection(ctx: Context) -> str:
+    """Takes a moment, so that a client can lose its stream and resume it."""
+    await ctx.info("Reconnection test started")
+    await anyio.sleep(2 * STEP_SECONDS)
+    return "Reconnection test completed successfully"
+
+
+# --- tools: asking the client -------------------------------------------------------------
+
+
+@server.tool
+async def test_sampling(prompt: str, ctx: Context) -> str:
+    """Asks the client's model (sampling/createMessage).
+
+    Args:
+        prompt: What to ask the model.
+    """
+    result = await ctx.sample(prompt, max_tokens=100)
+    content = result.content
+    text = content.text if isinstance(content, TextContent) else str(content)
+    return f"LLM response: {text}"
+
+
+@server.tool
+async def test_elicitation(message: str, ctx: Context) -> str:
+    """Asks the user for a username and an email (elicitation/create).
+
+    Args:
+        message: What to tell the user.
+    """
+    answer = await ctx.elicit(
+        message,
+        {
+            "type": "object",
+            "properties": {
+                "username": {"type": "string", "description": "Your username"},
+                "email": {"type": "string", "description": "Your email address"},
+            },
+            "required": ["username", "email"],
+        },
+    )
+    return f"User response: action={answer.action}, content={json.dumps(answer.content)}"
+
+
+@server.tool
+async def test_elicitation_sep1034_defaults(ctx: Context) -> str:
+    """Elicits fields that carry default values (SEP-1034)."""
+    answer = await ctx.elicit(
+        "Please review and update the form fields with defaults",
+        {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                "age": {"type": "integer", "description": "User age", "default": 30},
+                "score": {"type": "number", "description": "User score", "default": 95.5},
+                "status": {
+                    "type": "string",
+                    "description": "User status",
+                    "enum": ["active", "inactive", "pending"],
+                    "default": "active",
+                },
+                "verified": {"type": "boolean", "description": "Verified", "default": True},
+            },
+        },
+    )
+    return f"Elicitation completed: action={answer.action}, content={json.dumps(answer.content)}"
+
+
+@server.tool
+async def test_elicitation_sep1330_enums(ctx: Context) -> str:
+    """Elicits every enum shape of SEP-1330."""
+    options = ["option1", "option2", "option3"]
+    titled = [{"const": value, "title": value.title()} for value in options]
+    answer = await ctx.elicit(
+        "Please select options from the enum fields",
+        {
+            "type": "object",
+            "properties": {
+                "untitledSingle": {"type": "string", "enum": options},
+                "titledSingle": {"type": "string", "oneOf": titled},
+                "legacyEnum": {
+                    "type": "string",
+                    "enum": options,
+                    "enumNames": ["Option One", "Option Two", "Option Three"],
+                },
+                "untitledMulti": {"type": "array", "items": {"type": "string", "enum": options}},
+                "titledMulti": {"type": "array", "items": {"anyOf": titled}},
+            },
+        },
+    )
+    return f"Elicitation completed: action={answer.action}, content={json.dumps(answer.content)}"
+
+
+# --- tools: a schema written by hand ------------------------------------------------------
+
+
+def json_schema_2020_12_tool(name: str = "") -> str:
+    """Listed with a JSON Schema 2020-12 input schema kept verbatim."""
+    return f"Hello, {name}"
+
+
+schema_tool = server.add_tool(json_schema_2020_12_tool)
+
+
+@server.on_list_tools
+def list_tools(params: PaginatedRequestParams, ctx: Context) -> ListToolsResult:
+    """The registry's tools, with one schema replaced by the hand-written one.
+
+    Schemas usually come from type hints; this one must reach the client as written.
+    """
+    verbatim = Tool(
+        name=schema_tool.name,
+        description=schema_tool.description,
+        input_schema=JSON_SCHEMA_2020_12,
+    )
+    return ListToolsResult(tools=[verbatim if t.name == verbatim.name else t for t in server.tools])
+
+
+# --- resources ----------------------------------------------------------------------------
+
+
+@server.resource("test://static-text", name="static-text", mime_type="text/plain")
+def static_text() -> str:
+    """A static text resource."""
+    return "This is the content of the static text resource."
+
+
+@server.resource("test://static-binary", name="static-binary", mime_type="image/png")
+def static_binary() -> bytes:
+    """A static binary resource (a PNG)."""
+    return base64.b64decode(PNG)
+
+
+@server.resource("test://watched-resource", name="watched-resource", mime_type="text/plain")
+def watched() -> str:
+    """A resource to subscribe to."""
+    return "Watched resource content"
+
+
+@server.resource("test://template/{id}/data", name="template", mime_type="application/json")
+def template(id: str) -> str:
+    """Data for any id."""
+    return json.dumps({"id": id, "templateTest": True, "data": f"Data for ID: {id}"})
+
+
+# --- prompts and completion ---------------------------------------------------------------
+
+
+@server.prompt
+def test_simple_prompt() -> str:
+    """A simple prompt without arguments."""
+    return "This is a simple prompt for testing."
+
+
+@server.prompt
+def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
+    """A prompt with two required arguments.
+
+    Args:
+        arg1: The first argument.
+        arg2: The second argument.
+    """
+    return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+
+
+@server.prompt
+def test_prompt_with_embedded_resource(resourceUri: str) -> list[PromptMessage]:
+    """A prompt that embeds a resource.
+
+    Args:
+        resourceUri: The URI of the resource to embed.
+    """
+    resource = TextResourceContents(
+        uri=resourceUri, mime_type="text/plain", text="Embedded resource content for testing."
+    )
+    return [
+        PromptMessage(role="user", content=EmbeddedResource(resource=resource)),
+        PromptMessage(
+            role="user", content=TextContent(text="Please process the embedded resource above.")
+        ),
+    ]
+
+
+@server.prompt
+def test_prompt_with_image() -> list[PromptMessage]:
+    """A prompt with an image."""
+    return [
+        PromptMessage(role="user", content=image()),
+        PromptMessage(role="user", content=TextContent(text="Please analyze the image above.")),
+    ]
+
+
 @server.completion
-def complete(
-    ref: PromptReference | ResourceTemplateReference,
-    argument: CompletionArgument,
-    context: dict[str, str],
-) -> list[str]:
-    """Suggest names and languages that start with what was typed."""
-    pools = {"name": NAMES, "language": LANGUAGES}
-    typed = argument.value.lower()
-    return [value for value in pools.get(argument.name, ()) if value.lower().startswith(typed)]
+def complete(ref: Any, argument: Any, context: dict[str, str]) -> list[str]:
+    """No suggestions: completion is offered, and answers with an empty list."""
+    return []
+
+
+# --- running it ---------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Serve on stdio, or on HTTP with ``--transport http``."""
+    parser = argparse.ArgumentParser(description="The everything example server.")
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP: the port")
+    parser.add_argument("--path", default="/mcp", help="HTTP: the endpoint's path")
+    parser.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio")
+    args = parser.parse_args(argv)
+    with contextlib.suppress(KeyboardInterrupt):
+        if args.transport == "stdio":
+            run_stdio(server, backend=args.backend)
+        else:
+            run_http(
+                server,
+                backend=args.backend,
+                host=args.host,
+                port=args.port,
+                path=args.path,
+                on_listening=lambda url: print(f"serving on {url}", file=sys.stderr, flush=True),
+            )
 
 
 if __name__ == "__main__":
-    run_stdio(server)
+    main()

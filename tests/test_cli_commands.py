@@ -8,8 +8,10 @@ one is needed), which is several times faster than starting a Python each time.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
+import signal
 import subprocess
 import sys
 import textwrap
@@ -115,6 +117,73 @@ async def test_serve_a_file_answers_over_stdio(anyio_backend: str) -> None:
             assert only_text(result) == "Hello-bonjour stdio!"
 
 
+async def _listening_url(stderr: Any) -> str:
+    """The URL of the "serving NAME on URL" line the server prints once it listens."""
+    seen = b""
+    while b"\n" not in seen:
+        seen += await stderr.receive()
+    line = seen.split(b"\n", 1)[0].decode()
+    assert line.startswith("mcp-core: serving everything on http://127.0.0.1:"), seen
+    return line.rsplit(" ", 1)[1]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_serve_over_http_answers_initialize(anyio_backend: str) -> None:
+    argv = [sys.executable, "-m", "transports.cli", "serve", "examples/everything.py"]
+    argv += ["--transport", "http", "--port", "0"]  # a free port, named in the line above
+    process = await anyio.open_process(
+        argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+    )
+    try:
+        with anyio.fail_after(LIMIT * 2):
+            assert process.stderr is not None
+            url = await _listening_url(process.stderr)
+            authority = url.removeprefix("http://").removesuffix("/mcp")
+            port = int(authority.rsplit(":", 1)[1])
+            body = json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "1"},
+                    },
+                }
+            ).encode()
+            head = (
+                f"POST /mcp HTTP/1.1\r\nHost: {authority}\r\n"
+                "Content-Type: application/json\r\n"
+                "Accept: application/json, text/event-stream\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+            )
+            async with await anyio.connect_tcp("127.0.0.1", port) as sock:
+                await sock.send(head.encode() + body)
+                answer = b""
+                with contextlib.suppress(anyio.EndOfStream):
+                    while True:
+                        answer += await sock.receive()
+        status_line, _, rest = answer.partition(b"\r\n")
+        headers, _, payload = rest.partition(b"\r\n\r\n")
+        assert status_line.startswith(b"HTTP/1.1 200"), answer
+        assert b"content-type: application/json" in headers.lower()
+        assert b"mcp-session-id: " in headers.lower()
+        result = json.loads(payload)["result"]
+        assert result["protocolVersion"] == "2025-06-18"
+        assert result["serverInfo"]["name"] == "everything"
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGINT)  # Ctrl-C
+        with anyio.move_on_after(LIMIT):
+            await process.wait()
+        if process.returncode is None:
+            process.kill()
+        await process.aclose()
+    assert process.returncode == 130
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_config_launches_the_server_from_anywhere(anyio_backend: str, tmp_path: Path) -> None:
@@ -126,7 +195,8 @@ async def test_config_launches_the_server_from_anywhere(anyio_backend: str, tmp_
     # What a desktop client would do: run it from some other directory.
     with anyio.fail_after(LIMIT * 2):
         async with connect_stdio([entry["command"], *entry["args"]], cwd=tmp_path) as client:
-            assert only_text(await client.call_tool("echo", {"text": "hi"})) == "hi"
+            result = await client.call_tool("test_simple_text")
+            assert only_text(result) == "This is a simple text response for testing."
 
 
 # --- call and list, in this process -------------------------------------------------------
@@ -134,26 +204,31 @@ async def test_config_launches_the_server_from_anywhere(anyio_backend: str, tmp_
 
 def test_call_outputs(capsys: pytest.CaptureFixture[str]) -> None:
     everything = example("everything")
-    assert run_main(capsys, "call", everything, "get_image") == (
+    assert run_main(capsys, "call", everything, "test_image_content") == (
         0,
-        "[image image/png, 74 bytes]\n",
+        "[image image/png, 70 bytes]\n",
         "",
     )
+    # --arg overrides --json; structured output is printed as JSON.
     status, out, err = run_main(
-        capsys, "call", everything, "stats", "--json", '{"numbers": [1]}', "--arg", "numbers=[2,4]"
+        capsys,
+        "call",
+        example("weather"),
+        "getCurrentWeather",
+        "--json",
+        '{"city": "Oslo", "country": "NO"}',
+        "--arg",
+        "city=Paris",
     )
-    assert (status, json.loads(out), err) == (
-        0,
-        {"count": 2, "mean": 3.0, "minimum": 2.0, "maximum": 4.0},
-        "",
-    )
+    assert (status, err) == (0, "")
+    assert (json.loads(out)["city"], json.loads(out)["country"]) == ("Paris", "NO")
     # A failing tool: its text on stderr, status 1; with --json the result on stdout.
-    assert run_main(capsys, "call", everything, "fail", "--arg", "message=boom") == (
+    assert run_main(capsys, "call", everything, "test_error_handling") == (
         1,
         "",
-        "boom\n",
+        "This tool intentionally returns an error for testing\n",
     )
-    status, out, _ = run_main(capsys, "call", everything, "fail", "--json")
+    status, out, _ = run_main(capsys, "call", everything, "test_error_handling", "--json")
     assert status == 1 and json.loads(out)["isError"] is True
 
 
@@ -161,12 +236,24 @@ def test_list_kinds(capsys: pytest.CaptureFixture[str]) -> None:
     everything = example("everything")
     status, out, _ = run_main(capsys, "list", everything, "resources")
     lines = out.splitlines()
-    assert status == 0 and len(lines) == 5
-    assert lines[0].split() == ["everything://readme", "readme:", "What", "this", "server", "is."]
-    assert lines[3].startswith("everything://greetings/{name}  greetings: ")
+    assert status == 0 and len(lines) == 4
+    assert lines[0].split() == [
+        "test://static-text",
+        "static-text:",
+        "A",
+        "static",
+        "text",
+        "resource.",
+    ]
+    assert lines[3].startswith("test://template/{id}/data  template: ")
     status, out, _ = run_main(capsys, "list", everything, "prompts", "--json")
     assert status == 0
-    assert [p["name"] for p in json.loads(out)["prompts"]] == ["greeting", "code_review"]
+    assert [p["name"] for p in json.loads(out)["prompts"]] == [
+        "test_simple_prompt",
+        "test_prompt_with_arguments",
+        "test_prompt_with_embedded_resource",
+        "test_prompt_with_image",
+    ]
     # Nothing of that kind: no lines, a note on stderr; as JSON, an empty list.
     assert run_main(capsys, "list", example("hello"), "resources") == (
         0,
@@ -220,8 +307,9 @@ def test_call_and_list_failures(
 
 
 def test_call_timeout(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["--arg", "steps=1", "--arg", "step_seconds=10", "--timeout", "0.2"]
-    status, _, err = run_main(capsys, "call", example("everything"), "long_task", *args)
+    slow = shlex.join([sys.executable, str(ROOT / "tests" / "servers" / "stdio_echo.py")])
+    args = ["--arg", "seconds=10", "--timeout", "0.2"]
+    status, _, err = run_main(capsys, "call", slow, "slow", *args)
     assert status == 1 and "no answer in time" in err
 
 
@@ -392,7 +480,8 @@ def test_config_entries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--transport", "http"], "HTTP transport is not available yet"),
+        (["--transport", "http", "--path", "mcp"], "--path must start with '/'"),
+        (["--transport", "http", "--port", "70000"], "--port must be from 0 to 65535"),
         (["--port", "8000"], "--port only applies to --transport http"),
         (["--host", "h", "--path", "/p"], "--host, --path only apply to --transport http"),
     ],
@@ -416,4 +505,4 @@ def test_examples_say_how_to_run_them() -> None:
         source = path.read_text(encoding="utf-8")
         assert source.startswith('"""'), path
         assert "Run it:" in source and f"python examples/{path.name}" in source, path
-        assert 'if __name__ == "__main__":\n    run_stdio(server)' in source, path
+        assert 'if __name__ == "__main__":\n' in source and "run_stdio(server" in source, path

@@ -1,9 +1,10 @@
 """The example servers in examples/, through a real Client over the in-memory pipe,
 in both protocol eras and on both backends.
 
-Each test loads a fresh copy of its example, so state (the counter of everything.py)
-does not leak between tests. What the examples do as programs (stdio, the command
-line) is tested in test_cli_commands.py.
+Each test loads a fresh copy of its example, so state does not leak between tests.
+What the examples do as programs (stdio, HTTP, the command line) is tested in
+test_cli_commands.py; examples/everything.py on HTTP is also what the official
+conformance suite runs against (tests/servers/conformance_server.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import msgspec
 import pytest
 from runtime_helpers import BOTH_ERAS, Inbox, anyio_backend, connected, only_text, text  # noqa: F401
 
@@ -37,9 +39,7 @@ from mcp_core.types import (
     EmbeddedResource,
     ImageContent,
     PromptReference,
-    ResourceLink,
     ResourceTemplateReference,
-    Root,
     TextContent,
 )
 
@@ -206,60 +206,120 @@ async def test_files_root_from_the_environment_and_size_cap(
         )
 
 
-# --- everything ---------------------------------------------------------------------------
+# --- everything: the conformance suite's fixtures (SCENARIOS.md section 5) ------------------
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
+TOOLS = {
+    "test_simple_text",
+    "test_image_content",
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_multiple_content_types",
+    "test_tool_with_logging",
+    "test_tool_with_progress",
+    "test_error_handling",
+    "test_sampling",
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
+    "json_schema_2020_12_tool",
+    "test_reconnection",
+}
+PROMPTS = [
+    "test_simple_prompt",
+    "test_prompt_with_arguments",
+    "test_prompt_with_embedded_resource",
+    "test_prompt_with_image",
+]
 
-async def test_everything_content_kinds(era: str) -> None:
-    async with connected(server_of("everything"), era) as client:
+
+def everything() -> Server:
+    """A fresh everything server whose tools do not pause between steps."""
+    module = load("everything")
+    module.STEP_SECONDS = 0
+    server = module.server
+    assert isinstance(server, Server)
+    return server
+
+
+async def test_everything_lists_exactly_the_fixtures(era: str) -> None:
+    async with connected(everything(), era) as client:
         capabilities = client.server_capabilities
         assert capabilities.resources.subscribe is True
-        assert capabilities.completions == {}
-        names = {tool.name async for tool in client.iter_tools()}
-        assert {"echo", "get_image", "ask_user", "fail"} <= names
+        assert capabilities.logging == {} and capabilities.completions == {}
+        tools = {tool.name: tool async for tool in client.iter_tools()}
+        assert set(tools) == TOOLS
+        assert all(tool.description for tool in tools.values())
+        schema = tools["json_schema_2020_12_tool"].input_schema
+        assert schema == load("everything").JSON_SCHEMA_2020_12
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        assert tools["test_sampling"].input_schema["required"] == ["prompt"]
+        assert tools["test_elicitation"].input_schema["required"] == ["message"]
 
-        assert only_text(await client.call_tool("echo", {"text": "hi"})) == "hi"
-        assert structured(await client.call_tool("add", {"a": 1, "b": 2.5})) == {"result": 3.5}
+        uris = [resource.uri async for resource in client.iter_resources()]
+        assert uris == ["test://static-text", "test://static-binary", "test://watched-resource"]
+        templates = [t.uri_template async for t in client.iter_resource_templates()]
+        assert templates == ["test://template/{id}/data"]
+        prompts = [prompt async for prompt in client.iter_prompts()]
+        assert [prompt.name for prompt in prompts] == PROMPTS
+        assert all(prompt.description for prompt in prompts)
 
-        (image,) = (await client.call_tool("get_image")).content
+
+async def test_everything_content_tools(era: str) -> None:
+    async with connected(everything(), era) as client:
+        simple = await client.call_tool("test_simple_text")
+        assert only_text(simple) == "This is a simple text response for testing."
+        (image,) = (await client.call_tool("test_image_content")).content
         assert isinstance(image, ImageContent) and image.mime_type == "image/png"
         assert base64.b64decode(image.data).startswith(PNG_SIGNATURE)
-        (audio,) = (await client.call_tool("get_audio")).content
+        (audio,) = (await client.call_tool("test_audio_content")).content
         assert isinstance(audio, AudioContent) and audio.mime_type == "audio/wav"
         assert base64.b64decode(audio.data)[:4] == b"RIFF"
-        (embedded,) = (await client.call_tool("get_resource")).content
+        (embedded,) = (await client.call_tool("test_embedded_resource")).content
         assert isinstance(embedded, EmbeddedResource)
-        assert embedded.resource.uri == "everything://readme"
-        assert str(embedded.resource.text).startswith("# Everything")
-        (link,) = (await client.call_tool("get_resource_link")).content
-        assert isinstance(link, ResourceLink) and link.uri == "everything://readme"
+        assert (embedded.resource.uri, embedded.resource.mime_type) == (
+            "test://embedded-resource",
+            "text/plain",
+        )
+        assert embedded.resource.text == "This is an embedded resource content."
 
-        stats = await client.call_tool("stats", {"numbers": [1, 2, 4.5]})
-        assert structured(stats) == {"count": 3, "mean": 2.5, "minimum": 1.0, "maximum": 4.5}
-        assert "numbers" in failed(await client.call_tool("stats", {"numbers": []}))
-        assert failed(await client.call_tool("fail", {"message": "boom"})) == "boom"
+        mixed = (await client.call_tool("test_multiple_content_types")).content
+        assert [type(block) for block in mixed] == [TextContent, ImageContent, EmbeddedResource]
+        resource = mixed[2].resource  # type: ignore[union-attr]
+        assert json.loads(str(resource.text)) == {"test": "data", "value": 123}
+
+        error = await client.call_tool("test_error_handling")
+        assert failed(error) == "This tool intentionally returns an error for testing"
+        schema_tool = await client.call_tool("json_schema_2020_12_tool", {"name": "Ada"})
+        assert only_text(schema_tool) == "Hello, Ada"
+        reconnection = await client.call_tool("test_reconnection")
+        assert only_text(reconnection) == "Reconnection test completed successfully"
 
 
-async def test_everything_progress_and_logging(era: str) -> None:
+async def test_everything_logs_and_progress(era: str) -> None:
     logs = Inbox()
     progress = Inbox()
-    async with connected(server_of("everything"), era, on_log=logs) as client:
-        await client.set_logging_level("info")
-        result = await client.call_tool("long_task", {"steps": 3}, on_progress=progress)
-        assert only_text(result) == "done in 3 steps"
-        assert [(p.progress, p.total) for p in progress.items] == [(1, 3), (2, 3), (3, 3)]
-        await client.call_tool("write_log", {"message": "quiet", "level": "debug"})
-        await client.call_tool("write_log", {"message": "loud", "level": "warning"})
-        (log,) = await logs.wait_for(1)
-    assert (log.level, log.data, log.logger) == ("warning", "loud", "everything")
+    async with connected(everything(), era, on_log=logs) as client:
+        await client.set_logging_level("debug")
+        result = await client.call_tool("test_tool_with_logging")
+        assert only_text(result) == "Logging test completed"
+        messages = await logs.wait_for(3)
+        assert [(m.level, m.data) for m in messages] == [
+            ("info", "Tool execution started"),
+            ("info", "Tool processing data"),
+            ("info", "Tool execution completed"),
+        ]
+        result = await client.call_tool("test_tool_with_progress", on_progress=progress)
+        assert only_text(result) == "Progress test completed"
+        assert [(p.progress, p.total) for p in progress.items] == [(0, 100), (50, 100), (100, 100)]
 
 
 class Answers:
-    """The client side of sampling, elicitation and roots."""
+    """The client side of sampling and elicitation; keeps what it was asked."""
 
-    def __init__(self, action: str = "accept") -> None:
-        self.action = action
+    def __init__(self) -> None:
+        self.schemas: list[Any] = []
 
     def sampling(self, params: CreateMessageRequestParams) -> CreateMessageResult:
         (message,) = params.messages
@@ -270,96 +330,106 @@ class Answers:
         )
 
     def elicitation(self, params: ElicitRequestParams) -> ElicitResult:
-        if self.action != "accept":
-            return ElicitResult(action=self.action)  # type: ignore[arg-type]
-        return ElicitResult(action="accept", content={"name": "Ada"})
-
-    def roots(self) -> list[Root]:
-        return [Root(uri="file:///work", name="work"), Root(uri="file:///tmp")]
+        self.schemas.append(msgspec.to_builtins(params.requested_schema))
+        return ElicitResult(action="accept", content={"username": "ada", "email": "a@b.c"})
 
 
 async def test_everything_asks_the_client(era: str) -> None:
     answers = Answers()
-    options: dict[str, Any] = {
-        "sampling": answers.sampling,
-        "elicitation": answers.elicitation,
-        "roots": answers.roots,
+    options: dict[str, Any] = {"sampling": answers.sampling, "elicitation": answers.elicitation}
+    async with connected(everything(), era, **options) as client:
+        result = await client.call_tool("test_sampling", {"prompt": "why?"})
+        assert only_text(result) == "LLM response: you asked: why? (100 tokens)"
+        result = await client.call_tool("test_elicitation", {"message": "Who are you?"})
+        assert only_text(result) == (
+            'User response: action=accept, content={"username": "ada", "email": "a@b.c"}'
+        )
+        await client.call_tool("test_elicitation_sep1034_defaults")
+        await client.call_tool("test_elicitation_sep1330_enums")
+    # In 2026-07-28 a handler runs again after each answer: the last schemas asked.
+    who, defaults, enums = answers.schemas[-3:]
+    assert who["required"] == ["username", "email"]
+    assert {name: field["default"] for name, field in defaults["properties"].items()} == {
+        "name": "John Doe",
+        "age": 30,
+        "score": 95.5,
+        "status": "active",
+        "verified": True,
     }
-    async with connected(server_of("everything"), era, **options) as client:
-        result = await client.call_tool("ask_llm", {"question": "why?", "max_tokens": 9})
-        assert only_text(result) == "you asked: why? (9 tokens)"
-        assert only_text(await client.call_tool("ask_user")) == "Nice to meet you, Ada!"
-        answers.action = "decline"
-        assert only_text(await client.call_tool("ask_user")) == "No name given (decline)."
-        roots = only_text(await client.call_tool("list_roots"))
-        assert roots == "file:///work\nfile:///tmp"
+    assert defaults["properties"]["age"]["type"] == "integer"
+    fields = enums["properties"]
+    assert set(fields) == {
+        "untitledSingle",
+        "titledSingle",
+        "legacyEnum",
+        "untitledMulti",
+        "titledMulti",
+    }
+    assert "oneOf" not in fields["untitledSingle"] and "enum" not in fields["titledSingle"]
+    assert len(fields["legacyEnum"]["enumNames"]) == len(fields["legacyEnum"]["enum"]) == 3
+    assert len(fields["titledMulti"]["items"]["anyOf"]) == 3
 
 
 async def test_everything_asking_needs_the_capability(era: str) -> None:
-    async with connected(server_of("everything"), era) as client:
+    async with connected(everything(), era) as client:
         with pytest.raises(McpError) as caught:
-            await client.call_tool("ask_llm", {"question": "why?"})
+            await client.call_tool("test_sampling", {"prompt": "why?"})
     expected = MISSING_REQUIRED_CLIENT_CAPABILITY if era == "modern" else INVALID_REQUEST
     assert caught.value.code == expected
 
 
 async def test_everything_resources(era: str) -> None:
-    async with connected(server_of("everything"), era) as client:
-        uris = [resource.uri async for resource in client.iter_resources()]
-        assert uris == ["everything://readme", "everything://logo.png", "everything://counter"]
-        templates = [t.uri_template async for t in client.iter_resource_templates()]
-        assert templates == ["everything://greetings/{name}", "everything://numbers/{n}"]
-
-        (readme,) = (await client.read_resource("everything://readme")).contents
-        assert readme.mime_type == "text/markdown" and str(readme.text).startswith("# Every")
-        (logo,) = (await client.read_resource("everything://logo.png")).contents
-        assert logo.mime_type == "image/png"
-        assert base64.b64decode(str(logo.blob)).startswith(PNG_SIGNATURE)
-        (hello,) = (await client.read_resource("everything://greetings/Ada")).contents
-        assert hello.text == "Hello, Ada!"
-        (number,) = (await client.read_resource("everything://numbers/12")).contents
-        assert json.loads(str(number.text)) == {"n": 12, "square": 144, "even": True}
+    async with connected(everything(), era) as client:
+        (text_resource,) = (await client.read_resource("test://static-text")).contents
+        assert text_resource.mime_type == "text/plain"
+        assert text_resource.text == "This is the content of the static text resource."
+        (binary,) = (await client.read_resource("test://static-binary")).contents
+        assert binary.mime_type == "image/png"
+        assert base64.b64decode(str(binary.blob)).startswith(PNG_SIGNATURE)
+        (data,) = (await client.read_resource("test://template/123/data")).contents
+        assert data.mime_type == "application/json"
+        assert json.loads(str(data.text)) == {
+            "id": "123",
+            "templateTest": True,
+            "data": "Data for ID: 123",
+        }
+        (watched,) = (await client.read_resource("test://watched-resource")).contents
+        assert watched.text == "Watched resource content"
+        if era == "legacy":  # 2026-07-28 replaced subscribing with subscriptions/listen
+            await client.subscribe("test://watched-resource")
+            await client.unsubscribe("test://watched-resource")
         with pytest.raises(McpError) as caught:
-            await client.read_resource("everything://numbers/twelve")
+            await client.read_resource("test://nothing-here")
+    # 2026-07-28 reports an unknown resource as invalid params.
     assert caught.value.code == (RESOURCE_NOT_FOUND if era == "legacy" else INVALID_PARAMS)
 
 
-async def test_everything_counter_updates_reach_subscribers(era: str) -> None:
-    notes = Inbox()
-    counter = "everything://counter"
-    async with connected(server_of("everything"), era, on_notification=notes) as client:
-        if era == "legacy":
-            await client.subscribe(counter)
-            assert structured(await client.call_tool("increment")) == {"result": 1}
-            ((method, params),) = await notes.wait_for(1)
-        else:
-            async with client.listen(resource_uris=[counter]):
-                assert structured(await client.call_tool("increment")) == {"result": 1}
-                ((method, params),) = await notes.wait_for(1)
-        assert (method, params.uri) == ("notifications/resources/updated", counter)
-        (contents,) = (await client.read_resource(counter)).contents
-        assert json.loads(str(contents.text)) == {"value": 1}
-
-
 async def test_everything_prompts_and_completion(era: str) -> None:
-    async with connected(server_of("everything"), era) as client:
-        prompts = {prompt.name: prompt async for prompt in client.iter_prompts()}
-        assert set(prompts) == {"greeting", "code_review"}
-        arguments = prompts["code_review"].arguments
-        assert isinstance(arguments, list)
-        assert [(a.name, a.required) for a in arguments] == [("code", True), ("language", False)]
+    async with connected(everything(), era) as client:
+        simple = await client.get_prompt("test_simple_prompt")
+        (message,) = simple.messages
+        assert (message.role, text(message.content)) == (
+            "user",
+            "This is a simple prompt for testing.",
+        )
+        arguments = {"arg1": "testValue1", "arg2": "testValue2"}
+        with_args = await client.get_prompt("test_prompt_with_arguments", arguments)
+        assert text(with_args.messages[0].content) == (
+            "Prompt with arguments: arg1='testValue1', arg2='testValue2'"
+        )
+        uri = {"resourceUri": "test://example-resource"}
+        embedded = await client.get_prompt("test_prompt_with_embedded_resource", uri)
+        first, second = (m.content for m in embedded.messages)
+        assert isinstance(first, EmbeddedResource)
+        assert first.resource.uri == "test://example-resource"
+        assert text(second) == "Please process the embedded resource above."
+        with_image = await client.get_prompt("test_prompt_with_image")
+        picture, words = (m.content for m in with_image.messages)
+        assert isinstance(picture, ImageContent) and picture.mime_type == "image/png"
+        assert text(words) == "Please analyze the image above."
 
-        greeting = await client.get_prompt("greeting", {"name": "Ada"})
-        (message,) = greeting.messages
-        assert "Ada" in text(message.content)
-        review = await client.get_prompt("code_review", {"code": "x = 1", "language": "rust"})
-        assert [m.role for m in review.messages] == ["user", "assistant"]
-        assert "rust code:\n\nx = 1" in text(review.messages[0].content)
-
-        language = await client.complete(PromptReference(name="code_review"), "language", "Ty")
-        assert language.completion.values == ["typescript"]
-        template = ResourceTemplateReference(uri="everything://greetings/{name}")
-        names = await client.complete(template, "name", "a")
-        assert names.completion.values == ["Ada", "Alan"]
-        nothing = await client.complete(PromptReference(name="greeting"), "other", "")
-        assert nothing.completion.values == []
+        ref = PromptReference(name="test_prompt_with_arguments")
+        completion = await client.complete(ref, "arg1", "test")
+        assert completion.completion.values == []
+        template = ResourceTemplateReference(uri="test://template/{id}/data")
+        assert (await client.complete(template, "id", "1")).completion.values == []

@@ -2,13 +2,14 @@
 
 mcp_core holds the protocol; this package runs it: a `Client`, a
 `ServerConnection` per served client, the `Driver` underneath both, and the
-transports that carry messages (in-memory pipes now; stdio and HTTP build on the
-same driver).
+transports that carry messages: in-memory pipes, stdio, streamable HTTP (an h11
+server, and an ASGI app for Starlette, FastAPI or any ASGI server).
 """
 
 from ._client import Client, Connector, Subscription
 from ._driver import ConnectionClosed, Driver, pump
 from ._serve import ServerConnection, serve_stream
+from .asgi import AsgiApp, asgi_app
 from .http_server import HttpServer, HttpTimeouts, run_http, serve_http
 from .memory import connect, couple, pipe
 from .stdio_connect import connect_stdio, run_stdio, serve_stdio, stdio_connector
@@ -33,4 +34,6 @@ __all__ = [
     "HttpTimeouts",
     "run_http",
     "serve_http",
+    "AsgiApp",
+    "asgi_app",
 ]

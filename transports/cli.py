@@ -1,6 +1,7 @@
 """The ``mcp-core`` command line.
 
     mcp-core serve TARGET                  serve a Server (file.py[:obj] or module:obj) on stdio
+                                           (or --transport http [--host] [--port] [--path])
     mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server command, print the result
     mcp-core list SERVER [KIND]            list its tools, resources or prompts
     mcp-core config TARGET                 the mcpServers entry desktop clients take
@@ -136,7 +137,14 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         "--transport",
         choices=("stdio", "http"),
         default="stdio",
-        help="stdio (default): this process's stdin and stdout; http: not available yet",
+        help="stdio (default): this process's stdin and stdout; "
+        "http: streamable HTTP at http://HOST:PORT/PATH",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("asyncio", "trio"),
+        default="asyncio",
+        help="the event loop to run on (default asyncio)",
     )
     parser.add_argument("--host", help="HTTP: the address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="HTTP: the port to listen on (default 8000)")
@@ -145,8 +153,7 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
 
 def _run_serve(args: argparse.Namespace) -> int:
     if args.transport == "http":
-        _error("the HTTP transport is not available yet; serve over stdio (the default) for now")
-        return 2
+        return _serve_http(args)
     http_only = [
         f"--{name}" for name in ("host", "port", "path") if getattr(args, name) is not None
     ]
@@ -159,7 +166,42 @@ def _run_serve(args: argparse.Namespace) -> int:
         return status
     from .stdio_connect import run_stdio
 
-    run_stdio(target.server)
+    run_stdio(target.server, backend=args.backend)
+    return 0
+
+
+def _serve_http(args: argparse.Namespace) -> int:
+    port = 8000 if args.port is None else args.port
+    if not 0 <= port <= 65535:
+        _error(f"--port must be from 0 to 65535, got {port}")
+        return 2
+    path = "/mcp" if args.path is None else args.path
+    if not path.startswith("/"):
+        _error(f"--path must start with '/', got {path!r}")
+        return 2
+    status, target = _load(args.target)
+    if target is None:
+        return status
+    from .http_server import run_http
+
+    name = target.server.info.name
+
+    def listening(url: str) -> None:
+        print(f"mcp-core: serving {name} on {url}", file=sys.stderr, flush=True)
+
+    try:
+        run_http(
+            target.server,
+            backend=args.backend,
+            host=args.host or "127.0.0.1",
+            port=port,
+            path=path,
+            on_listening=listening,
+        )
+    except OSError as exc:
+        # The address is taken, or not ours to bind.
+        _error(f"cannot listen on {args.host or '127.0.0.1'}:{port}: {exc.strerror or exc}")
+        return 1
     return 0
 
 
@@ -256,7 +298,7 @@ def _run_list(args: argparse.Namespace) -> int:
 COMMANDS: list[Command] = [
     Command(
         name="serve",
-        help="serve an mcp_core.Server from a file or module (stdio)",
+        help="serve an mcp_core.Server from a file or module (stdio or HTTP)",
         configure=_configure_serve,
         handler=_run_serve,
     ),

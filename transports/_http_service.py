@@ -1,0 +1,348 @@
+# Serving a Server on streamable HTTP, whatever carries the requests.
+#
+# `HttpService` is everything an HTTP server for MCP does besides reading and
+# writing HTTP: it asks `mcp_core.HttpEndpoint` what to do with each request,
+# keeps the legacy sessions (a `ServerConnection` each, living in the service's
+# task group), serves each 2026-07-28 request on a connection of its own, and
+# writes answers through a `Responder`, the five things a server adapter can do
+# with one response. The h11 server (http_server) and the ASGI adapter (asgi) are
+# each a read loop and a Responder around one service.
+#
+# Sessions and streams. A legacy-era session (opened with ``initialize``) is one
+# `ServerConnection` that lives from its initialize to its DELETE or idle expiry,
+# whatever connections its requests come on. A 2026-07-28 request gets a
+# `ServerConnection` of its own that ends with its answer: the era is stateless, so
+# nothing of one request can reach another, request ids of different clients never
+# meet in one session, and closing the request's stream is exactly the
+# cancellation the spec asks for when the client closes it.
+# Each outgoing message is routed by its response id or the request it is related to
+# (see `_http_streams`); the task answering the POST (or GET) writes it, one
+# write per batch of events.
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+import anyio
+from anyio.abc import TaskGroup
+
+from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Server, SessionState
+from mcp_core._http_decisions import (
+    SSE_HEADERS,
+    Dispatch,
+    EndSession,
+    Headers,
+    HttpRequest,
+    OpenStream,
+    Reply,
+)
+from mcp_core._http_headers import header_param_paths
+from mcp_core._http_server import HttpEndpoint, HttpServerConfig
+
+from ._driver import DEFAULT_MAX_CONCURRENCY
+from ._http_streams import LegacySession, Stream, modern_sink
+from ._serve import ServerConnection
+
+__all__ = ["DEFAULT_TIMEOUTS", "HttpTimeouts", "PeerGone", "Responder", "HttpService"]
+
+log = logging.getLogger("mcp_core.http")
+
+
+@dataclass(frozen=True, slots=True)
+class HttpTimeouts:
+    """Seconds the server waits for a client.
+
+    Attributes:
+        keep_alive: an idle connection between requests (browsers and HTTP
+            clients reuse connections within seconds, or not at all).
+        head: from the first byte of a request to the end of its head.
+        body: to read a whole body (4 MiB at a slow 150 KB/s).
+        write: for one write to be taken by a client that stopped reading.
+        sse_ping: quiet time on an SSE stream before a keep-alive comment
+            (2026-07-28 streamable-http.mdx suggests them for long streams;
+            proxies commonly cut idle connections after 30-60 s).
+        session_sweep: how often idle sessions are looked for.
+
+    Behind ASGI, the ASGI server owns the connection: only ``body``, ``write``,
+    ``sse_ping`` and ``session_sweep`` apply.
+    """
+
+    keep_alive: float = 15.0
+    head: float = 10.0
+    body: float = 30.0
+    write: float = 30.0
+    sse_ping: float = 15.0
+    session_sweep: float = 30.0
+
+
+DEFAULT_TIMEOUTS: Final = HttpTimeouts()
+"""The timeouts used when none are given."""
+
+
+class PeerGone(Exception):
+    """The client closed the connection, broke it, or stopped reading."""
+
+
+class Responder(Protocol):
+    """How the service writes one response; every method raises `PeerGone` when
+    the client is gone."""
+
+    async def reply(self, reply: Reply) -> None:
+        """Send a whole response with a known length."""
+
+    async def start(self, status: int, headers: Headers) -> None:
+        """Send the head of a streamed response."""
+
+    async def send(self, data: bytes) -> None:
+        """Send a part of a streamed response's body."""
+
+    async def end(self) -> None:
+        """End a streamed response."""
+
+    async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
+        """Run ``write`` while watching for the client to hang up; if it does,
+        cancel ``write`` and raise `PeerGone`."""
+
+
+class HttpService:
+    """Serves one `Server` on streamable HTTP, through any HTTP implementation.
+
+    Requests are handed to `handle` between `running` and its end.
+
+    Args:
+        server: the application.
+        config: the endpoint's rules and limits.
+        revisions: protocol revisions served.
+        limits: message limits of each session.
+        timeouts: how long clients may take.
+        max_concurrency: requests served at once per session.
+    """
+
+    def __init__(
+        self,
+        server: Server,
+        config: HttpServerConfig,
+        *,
+        revisions: tuple[str, ...] = REVISIONS,
+        limits: Limits = DEFAULT_LIMITS,
+        timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    ) -> None:
+        self.server = server
+        self.revisions = revisions
+        self.limits = limits
+        self.timeouts = timeouts
+        self.max_concurrency = max_concurrency
+        self.endpoint = HttpEndpoint(config, revisions=revisions, tool_headers=self._tool_headers)
+        self.sessions: dict[str, LegacySession] = {}
+        self._tg: TaskGroup | None = None
+        self._param_paths: dict[str, Mapping[str, tuple[str, ...]]] | None = None
+        server.watch(self._registry_changed)
+
+    def _tool_headers(self, name: str) -> Mapping[str, tuple[str, ...]]:
+        if self._param_paths is None:
+            self._param_paths = {
+                tool.name: header_param_paths(tool.input_schema) for tool in self.server.tools
+            }
+        return self._param_paths.get(name, {})
+
+    def _registry_changed(self, method: str, params: Any) -> None:
+        if method == "notifications/tools/list_changed":
+            self._param_paths = None
+
+    @property
+    def is_running(self) -> bool:
+        """Between the start and the end of `running`."""
+        return self._tg is not None
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[TaskGroup]:
+        """Serve: the task group legacy sessions live in, and the sweep of idle
+        sessions. On the way out every session ends.
+
+        Yields:
+            The task group (the h11 server runs its connections in it too).
+
+        Raises:
+            RuntimeError: the service is running already.
+        """
+        if self._tg is not None:
+            raise RuntimeError("the HTTP service is running already")
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            tg.start_soon(self._sweep)
+            try:
+                yield tg
+            finally:
+                self._tg = None
+                for session_id in list(self.sessions):
+                    self.endpoint.end_session(session_id)
+                    self._end(session_id)
+                tg.cancel_scope.cancel()
+
+    async def _sweep(self) -> None:
+        while True:
+            await anyio.sleep(self.timeouts.session_sweep)
+            for session_id in self.endpoint.expire(anyio.current_time()):
+                self._end(session_id)
+
+    def _end(self, session_id: str) -> None:
+        session = self.sessions.pop(session_id, None)
+        if session is not None:
+            session.close()
+
+    def _connection(self, task_group: TaskGroup) -> ServerConnection:
+        return ServerConnection(
+            self.server,
+            task_group,
+            revisions=self.revisions,
+            limits=self.limits,
+            max_concurrency=self.max_concurrency,
+        )
+
+    # --- carrying out decisions ----------------------------------------------------------
+
+    async def handle(self, out: Responder, head: HttpRequest, body: bytes) -> None:
+        """Answer one complete request.
+
+        Raises:
+            PeerGone: the client went away before the answer was written.
+        """
+        decision = self.endpoint.receive(head, body, anyio.current_time())
+        if isinstance(decision, Reply):
+            await out.reply(decision)
+        elif isinstance(decision, Dispatch):
+            await self._dispatch(out, decision)
+        elif isinstance(decision, OpenStream):
+            await self._open_stream(out, decision)
+        else:
+            assert isinstance(decision, EndSession)
+            self._end(decision.session_id)
+            await out.reply(decision.reply)
+
+    async def _dispatch(self, out: Responder, decision: Dispatch) -> None:
+        endpoint = self.endpoint
+        if decision.session_id is None:
+            if decision.accepted is not None:
+                # 2026-07-28 defines no client notification over HTTP (the
+                # "Sending Messages" note): accept it, act on nothing.
+                await out.reply(decision.accepted)
+                return
+            await self._modern(out, decision)
+            return
+        session = self.sessions.get(decision.session_id)
+        if decision.created:
+            assert self._tg is not None, "handle() is called while running()"
+            session = LegacySession(decision.session_id, self._connection(self._tg), endpoint)
+            self.sessions[decision.session_id] = session
+            endpoint.bind(decision.session_id, session.connection.session)
+        if session is None:  # pragma: no cover - the endpoint and we agree on sessions
+            await out.reply(Reply(404))
+            return
+        if decision.accepted is not None:
+            session.connection.driver.feed(decision.body)
+            await out.reply(decision.accepted)
+            return
+        stream = session.open(decision)
+        stream_id = decision.stream_id or ""
+        endpoint.attach(decision.session_id, stream_id, anyio.current_time())
+        session.connection.driver.feed(decision.body)
+        if decision.created and session.connection.session.state is SessionState.NEW:
+            # The initialize was refused: there is no session to keep.
+            endpoint.end_session(decision.session_id)
+            self._end(decision.session_id)
+        try:
+            await self._answer(out, stream, decision)
+        except PeerGone:
+            # 2025-11-25 "Sending Messages" item 6: a disconnection is not a
+            # cancellation. A stream that has sent an event id goes on in the
+            # event store; one that has not cannot be resumed.
+            if stream.mode != "sse":
+                session.abandon(stream)
+            raise
+        finally:
+            stream.attached = False
+            stream.items.clear()
+            endpoint.detach(decision.session_id, stream_id, anyio.current_time())
+
+    async def _modern(self, out: Responder, decision: Dispatch) -> None:
+        stream = Stream(None, None, decision.request_id, mode="sse" if decision.sse else None)
+        stream.attached = True
+        async with anyio.create_task_group() as tg:
+            connection = self._connection(tg)
+            connection.driver.attach(modern_sink(self.endpoint, stream))
+            try:
+                connection.driver.feed(decision.body)
+                # 2026-07-28 streamable-http.mdx "Cancellation": closing the
+                # stream cancels the request; PeerGone leaves through here.
+                await self._answer(out, stream, decision)
+            finally:
+                connection.close()
+                tg.cancel_scope.cancel()
+
+    async def _open_stream(self, out: Responder, decision: OpenStream) -> None:
+        session = self.sessions.get(decision.session_id)
+        stream = session.streams.get(decision.stream_id) if session is not None else None
+        now = anyio.current_time()
+        self.endpoint.attach(decision.session_id, decision.stream_id, now)
+        try:
+            await self._stream_events(out, stream, decision)
+        finally:
+            if stream is not None:
+                stream.attached = False
+                stream.items.clear()
+            self.endpoint.detach(decision.session_id, decision.stream_id, anyio.current_time())
+
+    # --- writing answers -----------------------------------------------------------------
+
+    async def _answer(self, out: Responder, stream: Stream, decision: Dispatch) -> None:
+        # The answer to a dispatched request, JSON or SSE, with the client watched
+        # meanwhile: one that hangs up raises PeerGone.
+        async def write() -> None:
+            while stream.mode is None:
+                await stream.wait()
+            if stream.mode == "json":
+                while stream.response is None:
+                    await stream.wait()
+                message, data = stream.response
+                await out.reply(self.endpoint.json_reply(decision, message, data))
+            else:
+                head = (*SSE_HEADERS, *decision.headers)
+                await self._write_sse(out, stream, head, (decision.priming or b"") + stream.take())
+
+        await out.watched(write)
+
+    async def _stream_events(
+        self, out: Responder, stream: Stream | None, decision: OpenStream
+    ) -> None:
+        # A GET stream: the replay, then the live stream if it goes on.
+        first = (decision.priming or b"") + b"".join(decision.replay)
+        if stream is None:
+            # Resuming a stream that has ended: the replay is all there is.
+            await out.reply(Reply(200, decision.headers, first))
+            return
+        stream.attached = True
+        live = stream
+        await out.watched(lambda: self._write_sse(out, live, decision.headers, first + live.take()))
+
+    async def _write_sse(self, out: Responder, stream: Stream, head: Headers, first: bytes) -> None:
+        await out.start(200, head)
+        if first:
+            await out.send(first)
+        while True:
+            if stream.items:
+                await out.send(stream.take())
+                continue
+            if stream.done or stream.overflow:
+                break
+            with anyio.move_on_after(self.timeouts.sse_ping) as quiet:
+                await stream.wait()
+            if quiet.cancelled_caught:
+                await out.send(b":\n\n")
+        if stream.overflow:
+            raise PeerGone
+        await out.end()
