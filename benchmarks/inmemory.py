@@ -22,7 +22,9 @@ Implementations, side by side in the same runs:
 
 Every server has one tool, ``echo(text: str) -> str`` (decorator servers) or the
 equivalent handler (low-level), and the first call of every implementation is
-checked before timing. Calls run sequentially, or from 16 or 256 tasks at once.
+checked before timing. Calls run sequentially, or from 16 or 256 tasks at once;
+then, on asyncio, one at a time with texts of 100 B to 1 MiB (the message size
+scaling: each call carries the text both ways).
 
 Each backend runs in its own event loop in this thread, and the timing loop
 itself awaits the operations (harness.run_case_async): no thread hop between
@@ -33,7 +35,7 @@ to a loop in another thread slowed short bursts by a third, for everyone.)
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from typing import Any, Final
 
@@ -41,10 +43,11 @@ import anyio
 
 from mcp_core import LEGACY_REVISIONS, Server
 
+from .bursts import Call, burst, latency_burst
 from .harness import Case, Settings, run_case_async, scaled
 from .layers import LayerResult, Progress
 
-__all__ = ["BACKENDS", "CORE", "IN_FLIGHT", "build_case", "run"]
+__all__ = ["BACKENDS", "CORE", "IN_FLIGHT", "SIZES", "build_case", "run"]
 
 CORE: Final = "mcp-core"
 CORE_LEGACY: Final = "mcp-core legacy"
@@ -68,9 +71,10 @@ CALLS_PER_OP: Final = {1: 64, 16: 256, 256: 1024}
 """Calls in one timed operation, per concurrency; all in flight at once from
 ``IN_FLIGHT`` tasks, each making its share one after another."""
 
-TEXT: Final = "hello"
+SIZES: Final = {100: 64, 10 * 1024: 16, 100 * 1024: 4, 1024 * 1024: 1}
+"""Text sizes of the message size scaling, and the calls in one timed operation."""
 
-Call = Callable[[], Awaitable[Any]]
+TEXT: Final = "hello"
 
 
 # --- servers and clients --------------------------------------------------------------------------
@@ -163,35 +167,13 @@ def _text_of(result: Any) -> str | None:
 # --- timing ---------------------------------------------------------------------------------------
 
 
-def _burst(call: Call, in_flight: int) -> Callable[[], Awaitable[None]]:
-    calls = CALLS_PER_OP[in_flight]
-    if in_flight == 1:
-
-        async def sequential() -> None:
-            for _ in range(calls):
-                await call()
-
-        return sequential
-    share = range(calls // in_flight)
-
-    async def worker() -> None:
-        for _ in share:
-            await call()
-
-    async def concurrent() -> None:
-        async with anyio.create_task_group() as tg:
-            for _ in range(in_flight):
-                tg.start_soon(worker)
-
-    return concurrent
-
-
 class _Backend:
     """Every implementation's client, connected, on the running event loop."""
 
     def __init__(self, backend: str, stack: AsyncExitStack) -> None:
         self.backend = backend
         self.calls: dict[str, Call] = {}
+        self.clients: dict[str, Any] = {}
         self.skipped: dict[str, str] = {}
         self._stack = stack
 
@@ -214,24 +196,31 @@ class _Backend:
                 self.skipped[f"{label} on {self.backend}"] = "FastMCP runs on asyncio only"
                 continue
             if label in _CORE_LABELS:  # ours must work: a failure here is a bug, not a skip
-                self.calls[label] = await self._connect(make)
+                self.calls[label] = await self._connect(label, make)
                 continue
             try:
-                self.calls[label] = await self._connect(make)
+                self.calls[label] = await self._connect(label, make)
             except Exception as exc:
                 self.skipped[f"{label} on {self.backend}"] = f"could not connect: {exc!r}"
                 progress(f"in-memory: {label} on {self.backend}: skipped ({exc!r})")
 
-    async def _connect(self, make: Callable[[], Any]) -> Call:
+    async def _connect(self, label: str, make: Callable[[], Any]) -> Call:
         connected = await self._stack.enter_async_context(make())
+        self.clients[label] = connected
+        return await echo_call(connected, TEXT)
 
-        async def call() -> Any:
-            return await connected.call_tool("echo", {"text": TEXT})
 
-        result = await call()
-        if _text_of(result) != TEXT or getattr(result, "is_error", False):
-            raise AssertionError(f"the echo tool did not echo {TEXT!r}: {result!r}")
-        return call
+async def echo_call(client: Any, text: str) -> Call:
+    """A call of the echo tool with ``text``, checked once before it is returned."""
+    arguments = {"text": text}
+
+    async def call() -> Any:
+        return await client.call_tool("echo", arguments)
+
+    result = await call()
+    if _text_of(result) != text or getattr(result, "is_error", False):
+        raise AssertionError(f"the echo tool did not echo {text[:20]!r}...: {result!r}")
+    return call
 
 
 def build_case(backend: _Backend, in_flight: int) -> Case:
@@ -248,8 +237,34 @@ def build_case(backend: _Backend, in_flight: int) -> Case:
             f"(timed in bursts of {calls})"
         ),
         payload_bytes=0,
-        implementations={label: _burst(call, in_flight) for label, call in backend.calls.items()},
+        implementations={
+            label: burst(call, in_flight, calls) for label, call in backend.calls.items()
+        },
         ratios=RATIOS,
+        latency={
+            label: latency_burst(call, in_flight, calls) for label, call in backend.calls.items()
+        },
+        concurrency=in_flight,
+        backend=backend.backend,
+    )
+
+
+async def build_size_case(backend: _Backend, size: int) -> Case:
+    """Sequential calls echoing a ``size``-byte text, every connected implementation."""
+    text = ("mcp-core " * (size // 9 + 1))[:size]
+    calls = {label: await echo_call(client, text) for label, client in backend.clients.items()}
+    per_op = SIZES[size]
+    return Case(
+        name=f"call_tool_{backend.backend}_{size}b",
+        title=(
+            f"tools/call round trips over in-memory pipes on {backend.backend}, one at a time, "
+            f"echoing {size:,} bytes (timed in bursts of {per_op})"
+        ),
+        payload_bytes=size,
+        implementations={label: burst(call, 1, per_op) for label, call in calls.items()},
+        ratios=RATIOS,
+        latency={label: latency_burst(call, 1, per_op) for label, call in calls.items()},
+        backend=backend.backend,
     )
 
 
@@ -262,11 +277,20 @@ async def _run_backend(
         for label, why in backend.skipped.items():
             result.skipped.setdefault(label, why)
         for in_flight in IN_FLIGHT:
+            if in_flight > 16 and not settings.scaling:
+                continue
             case = build_case(backend, in_flight)
             count = len(case.implementations)
             progress(f"in-memory: {case.name}: {case.title} ({count} implementations)")
             measured = await run_case_async(case, settings)
             result.cases.append(scaled(measured, CALLS_PER_OP[in_flight]))
+        if name != "asyncio" or not settings.scaling:
+            return  # message sizes on one backend: the loop matters little there
+        for size in SIZES:
+            case = await build_size_case(backend, size)
+            progress(f"in-memory: {case.name}: {case.title}")
+            measured = await run_case_async(case, settings)
+            result.cases.append(scaled(measured, SIZES[size]))
 
 
 def run(settings: Settings, progress: Progress) -> LayerResult:
@@ -276,6 +300,6 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
     implementation is timed on it, awaited directly.
     """
     result = LayerResult(name="in-memory")
-    for name in BACKENDS:
+    for name in settings.backends:
         anyio.run(_run_backend, name, settings, progress, result, backend=name)
     return result

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
-from .harness import NOISE_THRESHOLD, CaseResult, Figure
+from .harness import NOISE_THRESHOLD, CaseResult, Figure, Timing
 from .layers import LayerResult
 
 __all__ = ["JSON_SCHEMA_VERSION", "format_layer", "machine_info", "package_versions", "to_json"]
@@ -71,12 +71,29 @@ def _ratio(value: float) -> str:
     return f"{value:.2f}x"
 
 
-def _row(label: str, figure: Figure, fmt: Any, width: int) -> str:
+def _row(label: str, figure: Figure, fmt: Any, width: int, extra: str = "") -> str:
     spread = f"[{fmt(figure.min)} - {fmt(figure.max)}]"
-    line = f"  {label:<{width}}  {fmt(figure.median):>12}  {spread:<26}"
+    line = f"  {label:<{width}}  {fmt(figure.median):>12}  {spread:<26}{extra}"
     if figure.noisy:
         line += f"  noisy: spread {figure.spread:.0%}"
     return line.rstrip()
+
+
+def _us(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def _extra(timing: Timing, latency: bool, cpu: bool) -> str:
+    # The latency and CPU columns, blank where this implementation has none.
+    text = ""
+    if latency:
+        lat = timing.latency
+        cell = f"{_us(lat.p50)} / {_us(lat.p90)} / {_us(lat.p99)}" if lat else ""
+        text += f"  {cell:<22}"
+    if cpu:
+        pair = timing.cpu_us
+        text += f"  {f'{_us(pair[0])} + {_us(pair[1])}' if pair else '':<16}"
+    return text
 
 
 def format_case(result: CaseResult) -> list[str]:
@@ -84,12 +101,17 @@ def format_case(result: CaseResult) -> list[str]:
     case = result.case
     labels = list(result.timings) + list(result.ratios)
     width = max(len(label) for label in [*labels, "implementation"])
-    lines = [
-        f"{case.name}: {case.title} ({case.payload_bytes:,} bytes)",
-        f"  {'implementation':<{width}}  {'ops/s median':>12}  [min - max]",
-    ]
+    latency = any(t.latency is not None for t in result.timings.values())
+    cpu = any(t.cpu_us is not None for t in result.timings.values())
+    header = f"  {'implementation':<{width}}  {'ops/s median':>12}  {'[min - max]':<26}"
+    if latency:
+        header += f"  {'latency µs p50/p90/p99':<22}"
+    if cpu:
+        header += f"  {'CPU µs/call c+s':<16}"
+    size = f" ({case.payload_bytes:,} bytes)" if case.payload_bytes else ""
+    lines = [f"{case.name}: {case.title}{size}", header.rstrip()]
     for label, timing in result.timings.items():
-        lines.append(_row(label, timing.figure, _ops, width))
+        lines.append(_row(label, timing.figure, _ops, width, _extra(timing, latency, cpu)))
     if result.ratios:
         lines.append(f"  {'ratio of ops/s':<{width}}  {'median':>12}  [min - max], run by run")
         for label, figure in result.ratios.items():
@@ -128,5 +150,7 @@ def format_header(*, command: str, runs: int) -> list[str]:
         others,
         f"{runs} runs per figure; ops/s is the median, [min - max] across runs; "
         "ratios above 1 mean mcp-core is faster",
+        "latency: single calls timed one by one at the case's concurrency; "
+        "CPU: per call, c = this process (the clients), s = the server's process",
         "",
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -20,6 +21,8 @@ def run_bench(
     only: Sequence[str] = (),
     quick: bool = False,
     json_path: Path | None = None,
+    plot_path: Path | None = None,
+    backends: Sequence[str] = (),
     runs: int | None = None,
     iterations: int | None = None,
     command: str = "mcp-core bench",
@@ -32,6 +35,8 @@ def run_bench(
         only: layer names, in any order; they run in registry order.
         quick: 5 runs of short batches instead of 15 of longer ones.
         json_path: where to write every figure as JSON, if anywhere.
+        plot_path: where to draw the figures as a PNG, if anywhere (matplotlib).
+        backends: the event loops of the async layers (default: asyncio and trio).
         runs: overrides the number of runs (tests).
         iterations: fixes the batch size and skips calibration (tests).
         command: the command line to print and record, so figures name it.
@@ -49,13 +54,23 @@ def run_bench(
     selected = [load(name) for name in only]
     layers = [layer for layer in LAYERS.values() if not selected or layer in selected]
 
+    if plot_path is not None:
+        from .plot import check
+
+        problem = check()
+        if problem is not None:
+            print(f"mcp-core bench: {problem}", file=err)
+            return 2
     settings = Settings.quick() if quick else Settings.full()
+    if backends:
+        settings = dataclasses.replace(settings, backends=tuple(backends))
     if runs is not None or iterations is not None:
-        settings = Settings(
+        settings = dataclasses.replace(
+            settings,
             runs=runs if runs is not None else settings.runs,
-            target_batch_s=settings.target_batch_s,
-            warmup_s=settings.warmup_s,
             iterations=iterations,
+            # Tests: one latency burst is enough to show the column.
+            latency_samples=1 if iterations is not None else settings.latency_samples,
         )
 
     def progress(line: str) -> None:
@@ -72,4 +87,9 @@ def run_bench(
         document = to_json(results, command=command, runs=settings.runs, quick=quick)
         json_path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         progress(f"wrote {json_path}")
+    if plot_path is not None:
+        from .plot import plot
+
+        plot(results, plot_path, title=command)
+        progress(f"wrote {plot_path}")
     return 0

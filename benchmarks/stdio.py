@@ -45,7 +45,8 @@ from mcp_core import LEGACY_REVISIONS
 from transports.stdio import StdioStream, open_stdio_process
 from transports.stdio_connect import connect_stdio
 
-from .harness import Case, Settings, run_case_async, scaled
+from .bursts import Call, burst, children, latency_burst, process_cpu
+from .harness import Case, CpuClock, Settings, run_case_async, scaled
 from .layers import LayerResult, Progress
 
 __all__ = ["BACKENDS", "CALLS_PER_OP", "CORE", "IN_FLIGHT", "build_case", "run", "server_argv"]
@@ -77,8 +78,6 @@ LINE: Final = (
 _ROOT: Final = str(Path(__file__).resolve().parent.parent)
 _ENV: Final = {"PYTHONPATH": _ROOT}
 """The children import this checkout, installed or not."""
-
-Call = Callable[[], Awaitable[Any]]
 
 
 def server_argv(kind: str, backend: str = "asyncio") -> list[str]:
@@ -120,29 +119,6 @@ def _text_of(result: Any) -> str | None:
 # --- timing ---------------------------------------------------------------------------------------
 
 
-def _burst(call: Call, in_flight: int) -> Callable[[], Awaitable[None]]:
-    calls = CALLS_PER_OP[in_flight]
-    if in_flight == 1:
-
-        async def sequential() -> None:
-            for _ in range(calls):
-                await call()
-
-        return sequential
-    share = range(calls // in_flight)
-
-    async def worker() -> None:
-        for _ in share:
-            await call()
-
-    async def concurrent() -> None:
-        async with anyio.create_task_group() as tg:
-            for _ in range(in_flight):
-                tg.start_soon(worker)
-
-    return concurrent
-
-
 def _line_burst(stream: StdioStream, in_flight: int) -> Callable[[], Awaitable[None]]:
     calls = CALLS_PER_OP[in_flight]
     if in_flight == 1:
@@ -174,6 +150,7 @@ class _Backend:
     def __init__(self, backend: str, stack: AsyncExitStack) -> None:
         self.backend = backend
         self.calls: dict[str, Call] = {}
+        self.server_cpu: dict[str, CpuClock] = {}
         self.lines: StdioStream | None = None
         self.skipped: dict[str, str] = {}
         self._stack = stack
@@ -181,10 +158,12 @@ class _Backend:
     async def connect_all(self, progress: Progress) -> None:
         for label, make in _core_clients(self.backend).items():
             # Ours must work: a failure here is a bug, not a skip.
-            self.calls[label] = await self._connect(make)
+            self.calls[label] = await self._connect(label, make)
+        before = children()
         process = await self._stack.enter_async_context(
             open_stdio_process(server_argv("lines", self.backend), env=_ENV)
         )
+        self._clock(LINES, before)
         self.lines = process.stream
         await self.lines.send(LINE)
         if await self.lines.receive() != LINE:
@@ -206,13 +185,24 @@ class _Backend:
             return
         for label, make in makers.items():
             try:
-                self.calls[label] = await self._connect(make)
+                self.calls[label] = await self._connect(label, make)
             except Exception as exc:
                 self.skipped[label] = f"could not connect: {exc!r}"
                 progress(f"stdio: {label}: skipped ({exc!r})")
 
-    async def _connect(self, make: Callable[[], AbstractAsyncContextManager[Any]]) -> Call:
+    def _clock(self, label: str, before: set[int]) -> None:
+        # The child a connection spawned, found by its appearance among ours.
+        spawned = children() - before
+        clock = process_cpu(spawned.pop()) if len(spawned) == 1 else None
+        if clock is not None:
+            self.server_cpu[label] = clock
+
+    async def _connect(
+        self, label: str, make: Callable[[], AbstractAsyncContextManager[Any]]
+    ) -> Call:
+        before = children()
         connected = await self._stack.enter_async_context(make())
+        self._clock(label, before)
 
         async def call() -> Any:
             return await connected.call_tool("echo", {"text": TEXT})
@@ -230,7 +220,9 @@ def build_case(backend: _Backend, in_flight: int) -> Case:
     """
     calls = CALLS_PER_OP[in_flight]
     how = "one at a time" if in_flight == 1 else f"{in_flight} in flight"
-    implementations = {label: _burst(call, in_flight) for label, call in backend.calls.items()}
+    implementations = {
+        label: burst(call, in_flight, calls) for label, call in backend.calls.items()
+    }
     if backend.lines is not None:
         implementations[LINES] = _line_burst(backend.lines, in_flight)
     return Case(
@@ -242,6 +234,12 @@ def build_case(backend: _Backend, in_flight: int) -> Case:
         payload_bytes=0,
         implementations=implementations,
         ratios=RATIOS,
+        latency={
+            label: latency_burst(call, in_flight, calls) for label, call in backend.calls.items()
+        },
+        server_cpu=backend.server_cpu,
+        concurrency=in_flight,
+        backend=backend.backend,
     )
 
 
@@ -270,6 +268,6 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
     children, started before its runs and stopped after them.
     """
     result = LayerResult(name="stdio")
-    for name in BACKENDS:
+    for name in settings.backends:
         anyio.run(_run_backend, name, settings, progress, result, backend=name)
     return result

@@ -45,6 +45,9 @@ def test_bench_stdio_writes_json(tmp_path: Path) -> None:
             assert result["batch_size"] == calls
             assert len(result["runs_ops_per_s"]) == 2
             assert result["ops_per_s"]["median"] > 0
+            # Separate processes: CPU per call on both sides.
+            assert result["server_cpu_us_per_op"]["median"] > 0
+            assert result["client_cpu_us_per_op"]["median"] > 0
         expected = {"mcp-core / line echo"}
         if sdk:
             expected |= {"mcp-core / SDK", "mcp-core legacy / SDK legacy"}

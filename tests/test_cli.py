@@ -116,20 +116,79 @@ def test_bench_in_memory_writes_json(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["in-memory"]
     names = [case["name"] for case in layer["cases"]]
+    # Every concurrency on both loops, then the message sizes on asyncio.
     assert names == [
-        f"call_tool_{backend}_{n}" for backend in inmemory.BACKENDS for n in inmemory.IN_FLIGHT
+        *(f"call_tool_asyncio_{n}" for n in inmemory.IN_FLIGHT),
+        *(f"call_tool_asyncio_{size}b" for size in inmemory.SIZES),
+        *(f"call_tool_trio_{n}" for n in inmemory.IN_FLIGHT),
     ]
     for case in layer["cases"]:
-        calls = inmemory.CALLS_PER_OP[int(case["name"].rsplit("_", 1)[1])]
+        tail = case["name"].rsplit("_", 1)[1]
+        sized = tail.endswith("b")
+        calls = inmemory.SIZES[int(tail[:-1])] if sized else inmemory.CALLS_PER_OP[int(tail)]
+        assert case["concurrency"] == (1 if sized else int(tail))
+        assert case["payload_bytes"] == (int(tail[:-1]) if sized else 0)
         results = {result["implementation"]: result for result in case["results"]}
         for label in (inmemory.CORE, inmemory.CORE_LEGACY, inmemory.CORE_OBJECTS):
             # Figures are per call: a batch of 1 operation is one burst of calls.
             assert results[label]["batch_size"] == calls
             assert len(results[label]["runs_ops_per_s"]) == 2
+            latency = results[label]["latency"]
+            assert latency["samples"] >= 1
+            assert 0 < latency["p50_us"] <= latency["p90_us"] <= latency["p99_us"]
+            # One process: no server clock of its own.
+            assert "server_cpu_us_per_op" not in results[label]
         sdk_ran = inmemory.SDK_DECORATOR in results
         assert ("mcp-core / SDK MCPServer" in case["ratios"]) == sdk_ran
     if inmemory.SDK_DECORATOR in layer["skipped"]:
         assert "mcp-core[bench]" in layer["skipped"][inmemory.SDK_DECORATOR]
+
+
+def test_bench_backend_quick_and_plot(tmp_path: Path) -> None:
+    # --backend picks the loop; --quick leaves the scaling cases out; --plot draws.
+    out, picture = tmp_path / "bench.json", tmp_path / "bench.png"
+    done = run_cli(
+        *("bench", "--quick", "--only", "in-memory", "--backend", "trio"),
+        *("--runs", "2", "--iterations", "1", "--json", str(out), "--plot", str(picture)),
+    )
+    assert done.returncode == 0, done.stderr
+    layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["in-memory"]
+    assert [case["name"] for case in layer["cases"]] == ["call_tool_trio_1", "call_tool_trio_16"]
+    assert all(case["backend"] == "trio" for case in layer["cases"])
+    assert picture.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert "latency µs p50/p90/p99" in done.stdout
+
+
+def test_latency_and_cpu_figures() -> None:
+    # Per-call percentiles from the latency pass; CPU per call from the clocks,
+    # divided back by the burst size like the ops/s are multiplied.
+    import anyio
+
+    from benchmarks.harness import Latency, run_case_async, scaled
+
+    server_seconds = [0.0]
+
+    async def burst() -> None:
+        server_seconds[0] += 0.004  # the "server" spends 4 ms per burst of 4 calls
+
+    async def timed(durations: list[int]) -> None:
+        durations.extend([1000, 2000, 3000, 4000])
+
+    case = Case(
+        name="fake",
+        title="a fake async case",
+        payload_bytes=0,
+        implementations={"a": burst},
+        latency={"a": timed},
+        server_cpu={"a": lambda: server_seconds[0]},
+    )
+    settings = Settings(runs=3, target_batch_s=0.0, warmup_s=0.0, iterations=5, latency_samples=8)
+    result = scaled(anyio.run(run_case_async, case, settings), 4)
+    timing = result.timings["a"]
+    assert timing.latency == Latency(samples=8, p50=3.0, p90=4.0, p99=4.0)
+    assert timing.server_cpu_s == pytest.approx([0.001] * 3)
+    assert timing.cpu_us is not None and timing.cpu_us[1] == pytest.approx(1000.0)
+    assert Latency.of([5000]).p99 == 5.0
 
 
 @pytest.mark.parametrize("legacy", [True, False])

@@ -73,7 +73,19 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
         help=f"run only this layer (repeatable). Layers: {layer_help}",
     )
     parser.add_argument(
+        "--backend",
+        action="append",
+        choices=("asyncio", "trio"),
+        help="run the async layers on this event loop only (repeatable; default both)",
+    )
+    parser.add_argument(
         "--json", type=Path, metavar="FILE", help="also write every figure, as JSON, to FILE"
+    )
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        metavar="FILE.png",
+        help="also draw throughput by layer and against concurrency (needs matplotlib)",
     )
     # For tests: tiny, fixed workloads whose figures mean nothing.
     parser.add_argument("--runs", type=_positive_int, help=argparse.SUPPRESS)
@@ -87,6 +99,8 @@ def _run_bench(args: argparse.Namespace) -> int:
         only=args.only or (),
         quick=args.quick,
         json_path=args.json,
+        plot_path=args.plot,
+        backends=tuple(args.backend or ()),
         runs=args.runs,
         iterations=args.iterations,
         command=args.command_line,
