@@ -16,10 +16,49 @@ from typing import Any, Protocol
 
 from .harness import CaseResult, Settings
 
-__all__ = ["LAYERS", "Layer", "LayerResult", "Progress", "load"]
+__all__ = ["LAYERS", "Layer", "LayerResult", "Measurement", "Progress", "load"]
 
 Progress = Callable[[str], None]
 """Receives one human-readable progress line (the CLI prints it to stderr)."""
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A figure that is not a rate: memory, mostly. Lower is better.
+
+    Attributes:
+        name: a short identifier, stable across versions.
+        title: a one-line human description.
+        unit: what the values count ("KiB per session").
+        values: implementation label -> the figure.
+        details: implementation label -> other figures of the same measurement.
+        ratios: ratio label -> (numerator, denominator) labels; reported as
+            numerator / denominator, so above 1 means the denominator uses less.
+    """
+
+    name: str
+    title: str
+    unit: str
+    values: dict[str, float]
+    details: dict[str, dict[str, float]] = field(default_factory=dict)
+    ratios: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def ratio_values(self) -> dict[str, float]:
+        return {
+            name: self.values[a] / self.values[b]
+            for name, (a, b) in self.ratios.items()
+            if a in self.values and b in self.values and self.values[b] > 0
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "unit": self.unit,
+            "values": dict(self.values),
+            "details": {label: dict(d) for label, d in self.details.items()},
+            "ratios": self.ratio_values(),
+        }
 
 
 @dataclass
@@ -29,17 +68,20 @@ class LayerResult:
     Attributes:
         name: the layer's registry name.
         cases: one result per case, in the order they ran.
+        measurements: figures that are not rates (memory).
         skipped: implementation label -> why it did not run (e.g. not installed).
     """
 
     name: str
     cases: list[CaseResult] = field(default_factory=list)
+    measurements: list[Measurement] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "cases": [case.as_json() for case in self.cases],
+            "measurements": [m.as_json() for m in self.measurements],
             "skipped": dict(self.skipped),
         }
 
@@ -83,6 +125,11 @@ LAYERS: dict[str, Layer] = {
             name="stdio",
             summary="tools/call to a server in a child process over stdio, asyncio and trio",
             module="benchmarks.stdio",
+        ),
+        Layer(
+            name="memory",
+            summary="resident memory of an HTTP server per idle legacy session (10,000 opened)",
+            module="benchmarks.memory",
         ),
     ]
 }

@@ -11,7 +11,7 @@ from importlib import metadata
 from typing import Any
 
 from .harness import NOISE_THRESHOLD, CaseResult, Figure, Timing
-from .layers import LayerResult
+from .layers import LayerResult, Measurement
 
 __all__ = ["JSON_SCHEMA_VERSION", "format_layer", "machine_info", "package_versions", "to_json"]
 
@@ -119,11 +119,34 @@ def format_case(result: CaseResult) -> list[str]:
     return lines
 
 
+def format_measurement(measurement: Measurement) -> list[str]:
+    """One measurement: a figure per implementation, its details, the ratios."""
+    labels = [*measurement.values, *measurement.ratios]
+    width = max(len(label) for label in [*labels, "implementation"])
+    lines = [
+        f"{measurement.name}: {measurement.title}",
+        f"  {'implementation':<{width}}  {measurement.unit:>18}",
+    ]
+    for label, value in measurement.values.items():
+        details = measurement.details.get(label, {})
+        extra = ", ".join(f"{name} {amount:,.1f}" for name, amount in details.items())
+        lines.append(f"  {label:<{width}}  {value:>18,.2f}  {extra}".rstrip())
+    ratios = measurement.ratio_values()
+    if ratios:
+        lines.append(f"  {'ratio':<{width}}  {'(above 1: mcp-core uses less)':>18}")
+        for label, value in ratios.items():
+            lines.append(f"  {label:<{width}}  {_ratio(value):>18}")
+    return lines
+
+
 def format_layer(layer: LayerResult) -> list[str]:
     """Every case of a layer, then what was skipped and why."""
     lines = [f"== layer {layer.name} =="]
     for case in layer.cases:
         lines.extend(format_case(case))
+        lines.append("")
+    for measurement in layer.measurements:
+        lines.extend(format_measurement(measurement))
         lines.append("")
     for label, reason in layer.skipped.items():
         lines.append(f"skipped {label}: {reason}")

@@ -1,0 +1,153 @@
+"""The HTTP servers the benchmarks spawn:
+``python -m benchmarks.http_servers KIND PORT [--backend B] [--answers A]``.
+
+KIND is one of:
+
+* ``ours``: mcp-core's decorator server with the echo tool on our h11 server
+  (`transports.http_server.run_http`), on BACKEND ("asyncio" or "trio");
+* ``sdk``: the official SDK's ``MCPServer`` with the same tool, its
+  ``streamable_http_app()`` under uvicorn (asyncio);
+* ``fastmcp``: FastMCP's ``http_app()`` under uvicorn (asyncio).
+
+``--answers json|sse`` asks for JSON answers or SSE streams; by default each
+does what it does by default (ours: SSE for 2025-11-25 sessions, JSON otherwise). Every server binds
+127.0.0.1:PORT, takes up to 50,000 legacy sessions (the memory layer opens
+10,000), keeps them for an hour, and runs until it is terminated.
+
+`spawn` starts one and waits until it accepts connections.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = ["KINDS", "free_port", "main", "spawn"]
+
+KINDS: Final = ("ours", "sdk", "fastmcp")
+MAX_SESSIONS: Final = 50_000
+IDLE_SECONDS: Final = 3600.0
+_ROOT: Final = str(Path(__file__).resolve().parent.parent)
+_START_SECONDS: Final = 30.0
+
+
+def _ours(port: int, backend: str, answers: str) -> None:
+    from mcp_core import HttpServerConfig, Server
+    from transports.http_server import run_http
+
+    server = Server("bench-server", "1")
+
+    @server.tool
+    def echo(text: str) -> str:
+        """Say the text back."""
+        return text
+
+    config = HttpServerConfig(
+        max_sessions=MAX_SESSIONS,
+        session_idle_timeout=IDLE_SECONDS,
+        response_mode="json" if answers == "json" else "sse" if answers == "sse" else "auto",
+    )
+    run_http(server, backend=backend, port=port, config=config)
+
+
+def _uvicorn(app: Any, port: int) -> None:
+    uvicorn = importlib.import_module("uvicorn")
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def _sdk(port: int, answers: str) -> None:
+    mcpserver = importlib.import_module("mcp.server.mcpserver")
+    server = mcpserver.MCPServer("bench-server", log_level="WARNING")
+
+    def echo(text: str) -> str:
+        return text
+
+    server.tool()(echo)
+    app = server.streamable_http_app(
+        json_response=answers == "json",
+        max_sessions=MAX_SESSIONS,
+        session_idle_timeout=IDLE_SECONDS,
+    )
+    _uvicorn(app, port)
+
+
+def _fastmcp(port: int, answers: str) -> None:
+    fastmcp = importlib.import_module("fastmcp")
+    server = fastmcp.FastMCP("bench-server")
+
+    def echo(text: str) -> str:
+        return text
+
+    server.tool(echo)
+    _uvicorn(server.http_app(path="/mcp", json_response=answers == "json"), port)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.http_servers")
+    parser.add_argument("kind", choices=KINDS)
+    parser.add_argument("port", type=int)
+    parser.add_argument("--backend", choices=("asyncio", "trio"), default="asyncio")
+    parser.add_argument("--answers", choices=("default", "json", "sse"), default="default")
+    args = parser.parse_args(argv)
+    try:
+        if args.kind == "ours":
+            _ours(args.port, args.backend, args.answers)
+        elif args.kind == "sdk":
+            _sdk(args.port, args.answers)
+        else:
+            _fastmcp(args.port, args.answers)
+    except KeyboardInterrupt:
+        pass
+
+
+def free_port() -> int:
+    """A loopback port free a moment ago (the child binds it right away)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def spawn(kind: str, *, backend: str = "asyncio", answers: str = "default") -> Iterator[Any]:
+    """Start a server; yields ``(process, url)`` once it accepts connections.
+
+    Raises:
+        RuntimeError: it exited, or did not listen within 30 s.
+    """
+    port = free_port()
+    argv = [sys.executable, "-m", "benchmarks.http_servers", kind, str(port)]
+    argv += ["--backend", backend, "--answers", answers]
+    process = subprocess.Popen(argv, cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + _START_SECONDS
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"{kind} server exited with status {process.returncode}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{kind} server did not listen within 30 s") from None
+                time.sleep(0.05)
+        yield process, f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,51 @@
+"""The memory layer, run for real through the command line with tiny settings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from benchmarks import memory
+from benchmarks.http_servers import spawn
+
+TIMEOUT_S = 180
+
+
+def test_bench_memory_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "transports.cli", "bench", "--only", "memory"),
+            *("--runs", "1", "--iterations", "1", "--json", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["memory"]
+    (measurement,) = layer["measurements"]
+    assert measurement["unit"] == "KiB per session"
+    # The SDK and FastMCP come with the test extra: all three are measured.
+    assert set(measurement["values"]) == {memory.CORE, memory.SDK, memory.FASTMCP}
+    for label, details in measurement["details"].items():
+        assert details["MiB after"] >= details["MiB before"] > 0, label
+    assert set(measurement["ratios"]) == {"SDK / mcp-core", "FastMCP / mcp-core"}
+    assert "idle_legacy_sessions:" in done.stdout
+
+
+def test_sessions_are_opened_and_kept() -> None:
+    # The opener really opens sessions: the server's memory peak grows, and a
+    # server that refuses initialize makes it fail loudly.
+    with spawn("ours") as (process, url):
+        anyio.run(memory.open_sessions, url, 40, 4)
+        rss, peak = memory.resident_kib(process.pid)
+        assert 0 < rss <= peak
+        with pytest.raises(ExceptionGroup) as caught:
+            anyio.run(memory.open_sessions, url.replace("/mcp", "/nowhere"), 1, 1)
+        assert "initialize got 404" in str(caught.value.exceptions[0])
