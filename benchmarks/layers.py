@@ -127,6 +127,12 @@ LAYERS: dict[str, Layer] = {
             module="benchmarks.stdio",
         ),
         Layer(
+            name="http",
+            summary="tools/call over loopback streamable HTTP, JSON and SSE answers, "
+            "asyncio and trio",
+            module="benchmarks.http",
+        ),
+        Layer(
             name="memory",
             summary="resident memory of an HTTP server per idle legacy session (10,000 opened)",
             module="benchmarks.memory",

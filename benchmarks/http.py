@@ -1,0 +1,272 @@
+"""The HTTP layer: ``tools/call`` round trips over loopback streamable HTTP, to a
+server in a child process, JSON and SSE answers, on asyncio and on trio.
+
+Every implementation is a client in this process and its own server in a child
+(`benchmarks.http_servers`), started before its runs and stopped after them:
+
+* ``mcp-core``: `connect_http` (the dual-era client, which discovers 2026-07-28:
+  one POST per call, no session) to our h11 server on the same event loop;
+* ``mcp-core legacy``: the same over a 2025-11-25 session (initialize, then
+  every call on the session);
+* ``mcp SDK`` and ``mcp SDK legacy``: the official SDK's ``mcp.Client`` (httpx)
+  to its ``MCPServer`` streamable-HTTP app under uvicorn, ``mode="auto"`` and
+  ``mode="legacy"``; asyncio only (uvicorn runs on asyncio);
+* ``FastMCP``: ``fastmcp.Client`` to a FastMCP HTTP app under uvicorn; asyncio.
+
+"JSON answers" configures every server to answer each POST with one JSON body;
+"SSE answers" with an SSE stream carrying the response (each server's option for
+it: ``response_mode="sse"``, ``json_response=False``). Calls run one at a time,
+or from 16 tasks at once on one client, whose connection pool then holds 16
+keep-alive connections (ours and httpx alike).
+
+CPU per call is read on both sides (the server's from /proc), and each server's
+peak resident memory is reported after its runs: "resident memory under load".
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, ExitStack, contextmanager
+from typing import Any, Final
+
+import anyio
+
+from mcp_core import LEGACY_REVISIONS
+
+from .bursts import Call, burst, latency_burst, process_cpu
+from .harness import Case, CpuClock, Settings, run_case_async, scaled
+from .http_servers import spawn
+from .layers import LayerResult, Measurement, Progress
+from .memory import resident_kib
+
+__all__ = ["ANSWERS", "CALLS_PER_OP", "CORE", "IN_FLIGHT", "run"]
+
+CORE: Final = "mcp-core"
+CORE_LEGACY: Final = "mcp-core legacy"
+SDK: Final = "mcp SDK"
+SDK_LEGACY: Final = "mcp SDK legacy"
+FASTMCP: Final = "FastMCP"
+
+RATIOS: Final = {
+    "mcp-core / SDK": (CORE, SDK),
+    "mcp-core legacy / SDK legacy": (CORE_LEGACY, SDK_LEGACY),
+    "mcp-core / FastMCP": (CORE, FASTMCP),
+}
+
+ANSWERS: Final = ("json", "sse")
+IN_FLIGHT: Final = (1, 16)
+CALLS_PER_OP: Final = {1: 16, 16: 128}
+"""Calls in one timed operation, per concurrency."""
+
+TEXT: Final = "hello"
+_SKIP_HINT: Final = "install it with: pip install 'mcp-core[bench]'"
+
+Maker = Callable[[str], AbstractAsyncContextManager[Any]]
+
+
+def _core_clients() -> dict[str, tuple[str, Maker]]:
+    from transports import Client
+    from transports.http_client import http_connector
+
+    def ours(legacy: bool) -> Maker:
+        def make(url: str) -> AbstractAsyncContextManager[Any]:
+            connector = http_connector(url, max_idle_connections=max(IN_FLIGHT))
+            if legacy:
+                return Client(connector, revisions=LEGACY_REVISIONS)
+            return Client(connector)
+
+        return make
+
+    return {CORE: ("ours", ours(False)), CORE_LEGACY: ("ours", ours(True))}
+
+
+def _sdk_clients() -> dict[str, tuple[str, Maker]]:
+    mcp = importlib.import_module("mcp")
+    importlib.import_module("uvicorn")  # the child needs it: fail here, not there
+    return {
+        SDK: ("sdk", lambda url: mcp.Client(url, mode="auto")),
+        SDK_LEGACY: ("sdk", lambda url: mcp.Client(url, mode="legacy")),
+    }
+
+
+def _fastmcp_clients() -> dict[str, tuple[str, Maker]]:
+    fastmcp = importlib.import_module("fastmcp")
+    importlib.import_module("uvicorn")
+    return {FASTMCP: ("fastmcp", lambda url: fastmcp.Client(url))}
+
+
+def _text_of(result: Any) -> str | None:
+    content = getattr(result, "content", None)
+    if not content or len(content) != 1:
+        return None
+    return getattr(content[0], "text", None)
+
+
+class _Servers:
+    """The child servers of one backend and answer mode, one per kind."""
+
+    def __init__(self, stack: ExitStack, backend: str, answers: str) -> None:
+        self._stack = stack
+        self._backend = backend
+        self._answers = answers
+        self.urls: dict[str, str] = {}
+        self.pids: dict[str, int] = {}
+
+    def url(self, kind: str) -> str:
+        if kind not in self.urls:
+            process, url = self._stack.enter_context(
+                spawn(kind, backend=self._backend, answers=self._answers)
+            )
+            self.urls[kind], self.pids[kind] = url, process.pid
+        return self.urls[kind]
+
+
+class _Backend:
+    """Every implementation's client, connected to its server, on the running loop."""
+
+    def __init__(self, backend: str, answers: str, servers: _Servers, stack: AsyncExitStack):
+        self.backend = backend
+        self.answers = answers
+        self.servers = servers
+        self.calls: dict[str, Call] = {}
+        self.server_cpu: dict[str, CpuClock] = {}
+        self.server_of: dict[str, str] = {}
+        self.skipped: dict[str, str] = {}
+        self._stack = stack
+
+    async def connect_all(self, progress: Progress) -> None:
+        makers = dict(_core_clients())
+        if self.backend == "asyncio":
+            for package, loader, labels in [
+                ("mcp", _sdk_clients, (SDK, SDK_LEGACY)),
+                ("fastmcp", _fastmcp_clients, (FASTMCP,)),
+            ]:
+                try:
+                    makers.update(loader())
+                except ImportError as exc:
+                    for label in labels:
+                        self.skipped[label] = (
+                            f"{exc.name or package} is not importable ({exc}); {_SKIP_HINT}"
+                        )
+        else:
+            for label in (SDK, SDK_LEGACY, FASTMCP):
+                self.skipped[f"{label} on {self.backend}"] = (
+                    "measured on asyncio only (its server runs under uvicorn, on asyncio)"
+                )
+        for label, (kind, make) in makers.items():
+            try:
+                url = self.servers.url(kind)
+                self.calls[label] = await self._connect(make, url)
+            except Exception as exc:
+                if label in (CORE, CORE_LEGACY):
+                    raise  # ours must work: a failure here is a bug, not a skip
+                self.skipped[f"{label} on {self.backend}"] = f"could not connect: {exc!r}"
+                progress(f"http: {label} on {self.backend}: skipped ({exc!r})")
+                continue
+            self.server_of[label] = kind
+            clock = process_cpu(self.servers.pids[kind])
+            if clock is not None:
+                self.server_cpu[label] = clock
+
+    async def _connect(self, make: Maker, url: str) -> Call:
+        connected = await self._stack.enter_async_context(make(url))
+        arguments = {"text": TEXT}
+
+        async def call() -> Any:
+            return await connected.call_tool("echo", arguments)
+
+        result = await call()
+        if _text_of(result) != TEXT or getattr(result, "is_error", False):
+            raise AssertionError(f"the echo tool did not echo {TEXT!r}: {result!r}")
+        return call
+
+
+def build_case(backend: _Backend, in_flight: int) -> Case:
+    """One answer mode and concurrency on one backend, for `run_case_async`."""
+    calls = CALLS_PER_OP[in_flight]
+    how = "one at a time" if in_flight == 1 else f"{in_flight} in flight"
+    return Case(
+        name=f"call_tool_{backend.backend}_{backend.answers}_{in_flight}",
+        title=(
+            f"tools/call round trips over loopback HTTP on {backend.backend}, "
+            f"{backend.answers.upper()} answers, {how} (timed in bursts of {calls})"
+        ),
+        payload_bytes=0,
+        implementations={
+            label: burst(call, in_flight, calls) for label, call in backend.calls.items()
+        },
+        ratios=RATIOS,
+        latency={
+            label: latency_burst(call, in_flight, calls) for label, call in backend.calls.items()
+        },
+        server_cpu=backend.server_cpu,
+        concurrency=in_flight,
+        backend=backend.backend,
+    )
+
+
+async def _run_backend(
+    name: str,
+    answers: str,
+    servers: _Servers,
+    settings: Settings,
+    progress: Progress,
+    result: LayerResult,
+) -> dict[str, str]:
+    async with AsyncExitStack() as stack:
+        backend = _Backend(name, answers, servers, stack)
+        await backend.connect_all(progress)
+        for label, why in backend.skipped.items():
+            result.skipped.setdefault(label, why)
+        for in_flight in IN_FLIGHT:
+            case = build_case(backend, in_flight)
+            count = len(case.implementations)
+            progress(f"http: {case.name}: {case.title} ({count} implementations)")
+            measured = await run_case_async(case, settings)
+            result.cases.append(scaled(measured, CALLS_PER_OP[in_flight]))
+        return backend.server_of
+
+
+@contextmanager
+def _servers(backend: str, answers: str) -> Iterator[_Servers]:
+    with ExitStack() as stack:
+        yield _Servers(stack, backend, answers)
+
+
+_KIND_LABELS: Final = {"ours": CORE, "sdk": SDK, "fastmcp": FASTMCP}
+
+
+def run(settings: Settings, progress: Progress) -> LayerResult:
+    """Every backend, answer mode and concurrency; absent competitors are skipped.
+
+    Each backend and answer mode gets its own event loop (``anyio.run``) in this
+    thread and its own child servers.
+    """
+    result = LayerResult(name="http")
+    peaks: dict[str, float] = {}
+    for name in settings.backends:
+        for answers in ANSWERS:
+            with _servers(name, answers) as servers:
+                anyio.run(
+                    _run_backend, name, answers, servers, settings, progress, result, backend=name
+                )
+                for kind, pid in servers.pids.items():
+                    label = f"{_KIND_LABELS[kind]} ({name}, {answers.upper()})"
+                    peaks[label] = resident_kib(pid)[1] / 1024
+    result.measurements.append(
+        Measurement(
+            name="server_peak_memory",
+            title="each server's peak resident memory after its runs (resident memory under load)",
+            unit="MiB",
+            values=peaks,
+            ratios={
+                f"SDK / mcp-core ({answers.upper()})": (
+                    f"{SDK} (asyncio, {answers.upper()})",
+                    f"{CORE} (asyncio, {answers.upper()})",
+                )
+                for answers in ANSWERS
+            },
+        )
+    )
+    return result
