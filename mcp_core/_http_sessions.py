@@ -126,7 +126,9 @@ class HttpSession:
         standalone_open: whether the standalone GET stream is attached.
         events: its event store.
         protocol: the protocol side, bound by the transport (a ServerSession);
-            the rules read its ``revision``.
+            the rules read its ``revision`` and ``requests_in_flight``.
+        principal: who opened it (initialize), as the transport authenticated
+            them; None when nobody was.
     """
 
     __slots__ = (
@@ -136,12 +138,16 @@ class HttpSession:
         "events",
         "id",
         "last_seen",
+        "principal",
         "protocol",
         "standalone_open",
     )
 
-    def __init__(self, session_id: str, now: float, events: EventStore) -> None:
+    def __init__(
+        self, session_id: str, now: float, events: EventStore, principal: str | None = None
+    ) -> None:
         self.id = session_id
+        self.principal = principal
         self.created = now
         self.last_seen = now
         self.attached = 0
