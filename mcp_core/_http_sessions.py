@@ -46,7 +46,16 @@ STANDALONE_STREAM: Final = "0"
 class EventStore(Protocol):
     """Where a session's SSE events wait for a client that may reconnect.
 
-    One store serves one session. Event ids must be unique within it.
+    One store serves one session. Event ids must be unique within it. The
+    interface is two calls, both synchronous and both on the server's hot path
+    (one `store` per event written), so that any backend fits: the in-memory
+    `MemoryEventStore` by default, or a shared store such as Redis, where
+    `store` appends to a per-session stream (``XADD`` with ``MAXLEN`` for the
+    bound, the entry id as event id, prefixed by the stream id) and
+    `replay_after` reads the entries after one (``XRANGE`` from it, keeping
+    those of its stream). A networked store should buffer writes rather than
+    block here. Pass a factory (one store per session) as ``event_store`` to
+    `serve_http`, `asgi_app` or `HttpEndpoint`.
     """
 
     def store(self, stream_id: str, message: bytes | None) -> str:

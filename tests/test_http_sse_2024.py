@@ -51,21 +51,28 @@ class Served:
 
 @asynccontextmanager
 async def serving(
-    flavour: tuple[str, str], server: Server, config: HttpServerConfig | None = None
+    flavour: tuple[str, str],
+    server: Server,
+    config: HttpServerConfig | None = None,
+    **options: Any,
 ) -> AsyncIterator[Served]:
+    """Serve ``server`` the ``flavour`` way; ``options`` go to serve_http or asgi_app
+    (authenticate, timeouts)."""
     config = config or HttpServerConfig()
     if flavour[1] == "asgi":
         from starlette.applications import Starlette
         from starlette.routing import Mount
 
-        mcp = asgi_app(server, config=config)
+        mcp = asgi_app(server, config=config, **options)
         app = Starlette(routes=[Mount("/api", app=mcp)], lifespan=lambda _: mcp.running())
         async with uvicorn_serving(app) as port:
             yield Served(port, "/api")
         return
     async with anyio.create_task_group() as tg:
         port = await tg.start(
-            lambda task_status: serve_http(server, port=0, config=config, task_status=task_status)
+            lambda task_status: serve_http(
+                server, port=0, config=config, task_status=task_status, **options
+            )
         )
         try:
             yield Served(port, "")

@@ -41,7 +41,15 @@ from typing import Any, Final, Protocol, TypeAlias
 import anyio
 from anyio.abc import TaskGroup
 
-from mcp_core import DEFAULT_LIMITS, LEGACY_REVISIONS, REVISIONS, Limits, Server, SessionState
+from mcp_core import (
+    DEFAULT_LIMITS,
+    LEGACY_REVISIONS,
+    REVISIONS,
+    EventStore,
+    Limits,
+    Server,
+    SessionState,
+)
 from mcp_core._http_decisions import (
     SSE_HEADERS,
     AuthRefusal,
@@ -158,6 +166,8 @@ class HttpService:
         timeouts: how long clients may take.
         max_concurrency: requests served at once per session.
         authenticate: the authentication hook, or None to admit everyone.
+        event_store: makes each legacy session's SSE event store (see
+            `mcp_core.EventStore`); by default a bounded `MemoryEventStore`.
     """
 
     def __init__(
@@ -170,6 +180,7 @@ class HttpService:
         timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         authenticate: Authenticate | None = None,
+        event_store: Callable[[], EventStore] | None = None,
     ) -> None:
         self.server = server
         self.authenticate = authenticate
@@ -177,7 +188,12 @@ class HttpService:
         self.limits = limits
         self.timeouts = timeouts
         self.max_concurrency = max_concurrency
-        self.endpoint = HttpEndpoint(config, revisions=revisions, tool_headers=self._tool_headers)
+        self.endpoint = HttpEndpoint(
+            config,
+            revisions=revisions,
+            tool_headers=self._tool_headers,
+            event_store=event_store,
+        )
         self.sessions: dict[str, LegacySession] = {}
         #: Live HTTP+SSE (2024-11-05) sessions by id.
         self.sse_sessions: dict[str, SseSession] = {}

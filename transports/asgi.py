@@ -34,7 +34,7 @@ from typing import Any
 
 import anyio
 
-from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Server
+from mcp_core import DEFAULT_LIMITS, REVISIONS, EventStore, Limits, Server
 from mcp_core._http_decisions import Headers, HttpRequest, Reply
 from mcp_core._http_server import HttpServerConfig
 
@@ -68,6 +68,7 @@ def asgi_app(
     timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     authenticate: Authenticate | None = None,
+    event_store: Callable[[], EventStore] | None = None,
 ) -> AsgiApp:
     """An ASGI 3 application serving ``server`` on streamable HTTP at ``path``.
 
@@ -87,6 +88,8 @@ def asgi_app(
         authenticate: the authentication hook: given the request head, who it
             comes from, or an `AuthRefusal` (401/403); may be async. None admits
             everyone.
+        event_store: makes each session's SSE event store (see
+            `mcp_core.EventStore`); by default a bounded `MemoryEventStore`.
     """
     service = HttpService(
         server,
@@ -96,6 +99,7 @@ def asgi_app(
         timeouts=timeouts,
         max_concurrency=max_concurrency,
         authenticate=authenticate,
+        event_store=event_store,
     )
     return AsgiApp(service)
 

@@ -38,7 +38,7 @@ import anyio
 import h11
 from anyio.abc import SocketAttribute, SocketStream, TaskStatus
 
-from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Server
+from mcp_core import DEFAULT_LIMITS, REVISIONS, EventStore, Limits, Server
 from mcp_core._http_decisions import Headers, HttpRequest, Reply
 from mcp_core._http_headers import LOOPBACK_HOSTS, is_loopback
 from mcp_core._http_server import HttpServerConfig
@@ -77,6 +77,8 @@ class HttpServer:
         timeouts: how long clients may take.
         max_concurrency: requests served at once per session.
         authenticate: the authentication hook (see `Authenticate`), or None.
+        event_store: makes each session's SSE event store; by default a
+            bounded `MemoryEventStore`.
     """
 
     def __init__(
@@ -89,6 +91,7 @@ class HttpServer:
         timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         authenticate: Authenticate | None = None,
+        event_store: Callable[[], EventStore] | None = None,
     ) -> None:
         self.service = HttpService(
             server,
@@ -98,6 +101,7 @@ class HttpServer:
             timeouts=timeouts,
             max_concurrency=max_concurrency,
             authenticate=authenticate,
+            event_store=event_store,
         )
         self.endpoint = self.service.endpoint
         #: Live legacy sessions by id (the service's).
@@ -366,6 +370,7 @@ async def serve_http(
     config: HttpServerConfig | None = None,
     allowed_hosts: Sequence[str] | _Unset | None = _UNSET,
     authenticate: Authenticate | None = None,
+    event_store: Callable[[], EventStore] | None = None,
     revisions: tuple[str, ...] = REVISIONS,
     limits: Limits = DEFAULT_LIMITS,
     timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
@@ -388,6 +393,8 @@ async def serve_http(
             required on a non-loopback ``host`` (here or in ``config``).
         authenticate: the authentication hook (see `Authenticate`): who each
             request comes from, or a 401/403 refusal. None admits everyone.
+        event_store: makes each session's SSE event store (see
+            `mcp_core.EventStore`); by default a bounded `MemoryEventStore`.
         revisions: protocol revisions served (default: all, both eras).
         limits: message limits of each session.
         timeouts: how long clients may take.
@@ -404,6 +411,7 @@ async def serve_http(
         timeouts=timeouts,
         max_concurrency=max_concurrency,
         authenticate=authenticate,
+        event_store=event_store,
     )
     await http.serve(host, port, task_status=task_status)
 
