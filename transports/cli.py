@@ -139,7 +139,8 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         choices=("stdio", "http"),
         default="stdio",
         help="stdio (default): this process's stdin and stdout; "
-        "http: streamable HTTP at http://HOST:PORT/PATH",
+        "http: streamable HTTP at http://HOST:PORT/PATH (and the deprecated "
+        "HTTP+SSE transport at /sse)",
     )
     parser.add_argument(
         "--backend",
