@@ -3,7 +3,9 @@
 Its tools, resources and prompts are exactly the fixtures the official conformance
 suite (``@modelcontextprotocol/conformance`` 0.1.16) expects of an "everything"
 server, with the reference values, so this file is also what that suite runs
-against (see ../shared/conformance/SCENARIOS.md, section 5).
+against (see ../shared/conformance/SCENARIOS.md, section 5). The fixtures of the
+suite's 2026-07-28 scenarios (0.2.0-alpha.12: multi round-trip requests, header
+mirroring, list changes) are in _everything_2026.py beside this file, added here.
 
 Tools
     test_simple_text                text
@@ -28,7 +30,8 @@ Resources
 Prompts
     test_simple_prompt, test_prompt_with_arguments(arg1, arg2),
     test_prompt_with_embedded_resource(resourceUri), test_prompt_with_image
-Completion, logging levels and resource subscriptions are on too.
+Completion, logging levels and resource subscriptions are on too. See
+_everything_2026.py for the tools and the prompt it adds.
 
 Sampling and elicitation work in both protocol eras. Up to 2025-11-25 they are
 requests from the server to the client. From 2026-07-28 they are multi round-trip
@@ -54,6 +57,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 import anyio
+from _everything_2026 import register
 
 from mcp_core import Context, Server
 from mcp_core.types import (
@@ -381,6 +385,9 @@ def test_prompt_with_image() -> list[PromptMessage]:
 def complete(ref: Any, argument: Any, context: dict[str, str]) -> list[str]:
     """No suggestions: completion is offered, and answers with an empty list."""
     return []
+
+
+register(server)
 
 
 # --- running it ---------------------------------------------------------------------------

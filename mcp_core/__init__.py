@@ -38,9 +38,26 @@ from ._events import (
 )
 from ._framing import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong
 from ._framing import frame as frame_line
-from ._http_decisions import Decision, Dispatch, EndSession, HttpRequest, OpenStream, Reply
+from ._http_config import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_HEADER_BYTES,
+    DEFAULT_MAX_HEADERS,
+    DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+    HttpServerConfig,
+)
+from ._http_decisions import (
+    AuthRefusal,
+    Decision,
+    Dispatch,
+    EndSession,
+    HttpRequest,
+    OpenSseSession,
+    OpenStream,
+    Reply,
+    SendOnStream,
+)
 from ._http_headers import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, header_param_paths
-from ._http_server import DEFAULT_MAX_BODY_BYTES, HttpEndpoint, HttpServerConfig
+from ._http_server import HttpEndpoint
 from ._http_sessions import EventStore, MemoryEventStore
 from ._jsonrpc import (
     DEFAULT_LIMITS,
@@ -134,10 +151,14 @@ __all__ = [
     "SSEParser",
     "encode_comment",
     "encode_event",
-    # streamable HTTP, server side
+    # streamable HTTP (and HTTP+SSE of 2024-11-05), server side
     "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_HEADER_BYTES",
+    "DEFAULT_MAX_HEADERS",
+    "DEFAULT_MAX_REQUESTS_IN_FLIGHT",
     "LOOPBACK_HOSTS",
     "LOOPBACK_ORIGINS",
+    "AuthRefusal",
     "Decision",
     "Dispatch",
     "EndSession",
@@ -146,8 +167,10 @@ __all__ = [
     "HttpRequest",
     "HttpServerConfig",
     "MemoryEventStore",
+    "OpenSseSession",
     "OpenStream",
     "Reply",
+    "SendOnStream",
     "header_param_paths",
     # revisions and methods
     "LATEST_REVISION",

@@ -14,16 +14,19 @@
 #           *replay*: on the first ask the Context raises InputNeeded, the Server
 #           turns it into an InputRequiredResult whose sealed requestState carries
 #           the answers so far, and on the retry the handler runs again from the
-#           start. Its n-th ask then returns the n-th stored answer, so a handler
-#           that asks twice takes two round trips. Handlers must therefore be
-#           deterministic up to their last ask and keep side effects after it.
+#           start. Each ask has a key (the inputRequests key: by default its
+#           ordinal, "1", "2"...; or one the handler names), and an ask whose key
+#           has an answer returns it, so a handler that asks twice takes two round
+#           trips. `Context.gather` asks several questions in one round trip.
+#           Handlers must therefore be deterministic up to their last ask and keep
+#           side effects after it.
 #
 # InputNeeded derives from BaseException, like GeneratorExit, so a handler's
 # ``except Exception`` cannot swallow it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import Any, Final, Literal, Protocol, TypeVar
 
 import msgspec
@@ -58,6 +61,7 @@ from ._types_content import TextContent
 __all__ = ["McpError", "ResourceNotFoundError", "Peer", "Context", "InputNeeded"]
 
 _R = TypeVar("_R", bound=msgspec.Struct)
+_A = TypeVar("_A")
 
 #: Requests whose handlers may ask for input in 2026-07-28 (mrtr.mdx "Supported Requests").
 MRTR_METHODS: Final = frozenset({"tools/call", "prompts/get", "resources/read"})
@@ -96,17 +100,13 @@ class InputNeeded(BaseException):
     The Server catches it and answers with an InputRequiredResult.
 
     Attributes:
-        key: the inputRequests key, "1" for the first ask of the request, "2" for
-            the second, and so on.
-        method: the input request's method.
-        request: the input request to send.
+        requests: the input requests to send, by inputRequests key (one, or
+            several from `Context.gather`).
     """
 
-    def __init__(self, key: str, method: str, request: InputRequest) -> None:
-        super().__init__(key)
-        self.key = key
-        self.method = method
-        self.request = request
+    def __init__(self, requests: dict[str, InputRequest]) -> None:
+        super().__init__(*requests)
+        self.requests = requests
 
 
 class Peer(Protocol):
@@ -167,10 +167,11 @@ class Context:
         self.peer = peer
         self.now = now
         self.principal = principal
-        # Modern replay: the answers collected so far, or None outside a replayable
-        # request. Set by the Server (see _begin_replay).
-        self._answers: list[tuple[str, dict[str, Any]]] | None = None
+        # Modern replay: the answers collected so far (key -> (method, answer)), or
+        # None outside a replayable request. Set by the Server (see _begin_replay).
+        self._answers: dict[str, tuple[str, dict[str, Any]]] | None = None
         self._asked = 0
+        self._gathering = False
 
     # --- what is being served -----------------------------------------------------------
 
@@ -265,12 +266,15 @@ class Context:
         model_preferences: ModelPreferences | None = None,
         include_context: Literal["none", "thisServer", "allServers"] | None = None,
         metadata: dict[str, Any] | None = None,
+        key: str | None = None,
     ) -> CreateMessageResult:
         """Ask the client to sample its LLM (``sampling/createMessage``).
 
         Args:
             messages: the conversation; a str is one user text message.
             max_tokens: the most tokens to sample.
+            key: the question's key in 2026-07-28 ``inputRequests`` (unique
+                within the request); by default its ordinal ("1", "2"...).
 
         Raises:
             McpError: the client did not declare ``sampling`` (-32021 in
@@ -295,11 +299,15 @@ class Context:
         )
         self._require("sampling", self.client.capabilities.sampling is not UNSET)
         return await self._ask(
-            "sampling/createMessage", CreateMessageRequest(params=params), CreateMessageResult
+            "sampling/createMessage", CreateMessageRequest(params=params), CreateMessageResult, key
         )
 
     async def elicit(
-        self, message: str, requested_schema: RequestedSchema | dict[str, Any]
+        self,
+        message: str,
+        requested_schema: RequestedSchema | dict[str, Any],
+        *,
+        key: str | None = None,
     ) -> ElicitResult:
         """Ask the user for structured input through the client (form mode).
 
@@ -307,6 +315,7 @@ class Context:
             message: what to ask.
             requested_schema: a flat object schema of primitive fields
                 (client/elicitation.mdx "Requested Schema").
+            key: the question's 2026-07-28 ``inputRequests`` key (see `sample`).
 
         Raises:
             McpError: the client cannot do form elicitation (-32021 in 2026-07-28,
@@ -322,17 +331,59 @@ class Context:
             elicitation.form is not UNSET or elicitation.url is UNSET
         )
         self._require("elicitation", form)
-        return await self._ask("elicitation/create", ElicitRequest(params=params), ElicitResult)
+        return await self._ask(
+            "elicitation/create", ElicitRequest(params=params), ElicitResult, key
+        )
 
-    async def list_roots(self) -> ListRootsResult:
+    async def list_roots(self, *, key: str | None = None) -> ListRootsResult:
         """Ask the client for its roots (``roots/list``).
+
+        Args:
+            key: the question's 2026-07-28 ``inputRequests`` key (see `sample`).
 
         Raises:
             McpError: the client did not declare ``roots`` (-32021 in 2026-07-28,
                 -32600 before), or, legacy, it answered with an error.
         """
         self._require("roots", self.client.capabilities.roots is not UNSET)
-        return await self._ask("roots/list", ListRootsRequest(), ListRootsResult)
+        return await self._ask("roots/list", ListRootsRequest(), ListRootsResult, key)
+
+    async def gather(self, *asks: Awaitable[_A]) -> list[_A]:
+        """Ask several questions at once: ``await ctx.gather(ctx.elicit(...),
+        ctx.sample(...))`` returns their answers in order.
+
+        In 2026-07-28 every question not answered yet goes into one
+        InputRequiredResult, so they cost one round trip
+        (basic/patterns/mrtr.mdx: ``inputRequests`` is a map). Up to 2025-11-25
+        they are server-to-client requests, sent one after another.
+
+        Raises:
+            McpError: as the questions' own methods raise.
+        """
+        pending = list(asks)
+        answers: list[_A] = []
+        missing: dict[str, InputRequest] = {}
+        collect = self.modern and self._answers is not None and not self._gathering
+        self._gathering = self._gathering or collect
+        try:
+            while pending:
+                ask = pending.pop(0)
+                try:
+                    answers.append(await ask)
+                except InputNeeded as needed:
+                    if not collect:
+                        raise
+                    missing.update(needed.requests)
+        finally:
+            if collect:
+                self._gathering = False
+            for left in pending:  # after a failure: never awaited, so close them
+                close = getattr(left, "close", None)
+                if close is not None:
+                    close()
+        if missing:
+            raise InputNeeded(missing)
+        return answers
 
     def _require(self, capability: str, declared: bool) -> None:
         if declared:
@@ -347,7 +398,9 @@ class Context:
             data={"requiredCapabilities": {capability: {}}},
         )
 
-    async def _ask(self, method: str, request: InputRequest, result_type: type[_R]) -> _R:
+    async def _ask(
+        self, method: str, request: InputRequest, result_type: type[_R], key: str | None
+    ) -> _R:
         if not self.modern:
             result = await self.peer.request(method, request.params)
             if isinstance(result, result_type):
@@ -359,12 +412,14 @@ class Context:
                 f"{method} is not possible while serving {self.method}: in "
                 "2026-07-28 only tools/call, prompts/get and resources/read can ask for input",
             )
-        index = self._asked
         self._asked += 1
-        if index >= len(self._answers):
-            raise InputNeeded(str(index + 1), method, request)
-        answered, response = self._answers[index]
-        if answered != method:
+        if key is None:
+            key = str(self._asked)
+        found = self._answers.get(key)
+        if found is None:
+            raise InputNeeded({key: request})
+        answered, response = found
+        if answered not in ("", method):
             raise McpError(
                 INTERNAL_ERROR,
                 "the handler asked for different input when replayed; handlers must "
@@ -373,11 +428,9 @@ class Context:
         try:
             return msgspec.convert(response, result_type)
         except msgspec.ValidationError as exc:
-            raise McpError(
-                INVALID_PARAMS, f"inputResponses[{str(index + 1)!r}] is invalid: {exc}"
-            ) from None
+            raise McpError(INVALID_PARAMS, f"inputResponses[{key!r}] is invalid: {exc}") from None
 
-    def _begin_replay(self, answers: list[tuple[str, dict[str, Any]]]) -> None:
+    def _begin_replay(self, answers: dict[str, tuple[str, dict[str, Any]]]) -> None:
         self._answers = answers
         self._asked = 0
 

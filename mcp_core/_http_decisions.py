@@ -24,7 +24,10 @@ __all__ = [
     "Dispatch",
     "OpenStream",
     "EndSession",
+    "OpenSseSession",
+    "SendOnStream",
     "Decision",
+    "AuthRefusal",
     "refuse",
 ]
 
@@ -42,6 +45,7 @@ SSE_HEADERS: Final = (
 
 _REASONS: Final = {
     400: "Bad Request",
+    401: "Unauthorized",
     403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
@@ -50,6 +54,8 @@ _REASONS: Final = {
     413: "Content Too Large",
     415: "Unsupported Media Type",
     421: "Misdirected Request",
+    429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
     503: "Service Unavailable",
 }
 
@@ -60,11 +66,24 @@ class HttpRequest:
 
     ``headers`` maps lower-case names to values; repeated headers are joined
     with ", " (RFC 9110 section 5.3). Build it with `from_pairs`.
+
+    Attributes:
+        method: the request method.
+        target: the request target below ``prefix`` (path and query).
+        headers: the header fields.
+        prefix: the path the application is mounted at (ASGI ``root_path``), for
+            URLs the server hands out; "" at the root.
+        header_count: header fields as received (before joining repeats).
+        header_bytes: their size, names and values plus 4 bytes each (": ",
+            CRLF), for the head size limit.
     """
 
     method: str
     target: str
     headers: Mapping[str, str]
+    prefix: str = ""
+    header_count: int = 0
+    header_bytes: int = 0
 
     @classmethod
     def from_pairs(
@@ -72,18 +91,30 @@ class HttpRequest:
         method: str | bytes,
         target: str | bytes,
         pairs: Iterable[tuple[str | bytes, str | bytes]],
+        prefix: str = "",
     ) -> HttpRequest:
         """Build a request head from raw (name, value) pairs, as h11 gives them."""
         headers: dict[str, str] = {}
+        count = size = 0
         for name, value in pairs:
             key = (name.decode("latin-1") if isinstance(name, bytes) else name).lower()
             text = value.decode("latin-1") if isinstance(value, bytes) else value
             headers[key] = f"{headers[key]}, {text}" if key in headers else text
+            count += 1
+            size += len(key) + len(text) + 4
         return cls(
             method=method.decode("ascii") if isinstance(method, bytes) else method,
             target=target.decode("latin-1") if isinstance(target, bytes) else target,
             headers=headers,
+            prefix=prefix,
+            header_count=count,
+            header_bytes=size,
         )
+
+    @property
+    def query(self) -> str:
+        """The query string (after ``?``), or ""."""
+        return self.target.partition("?")[2]
 
     @property
     def path(self) -> str:
@@ -176,7 +207,63 @@ class EndSession:
     reply: Reply
 
 
-Decision = Reply | Dispatch | OpenStream | EndSession
+@dataclass(frozen=True, slots=True)
+class OpenSseSession:
+    """Open a session of the deprecated HTTP+SSE transport (2024-11-05): a GET on
+    the SSE path. The adapter creates the session's protocol side, `bind_sse`s
+    it, writes ``first`` (the ``endpoint`` event) and then every message of the
+    session as a ``message`` event, until the client goes; then it calls
+    `end_session`.
+
+    Attributes:
+        session_id: the new session.
+        principal: who the request was authenticated as, bound to the session.
+        first: the encoded ``endpoint`` event.
+        headers: the response headers (status 200).
+    """
+
+    session_id: str
+    principal: str | None
+    first: bytes
+    headers: Headers = field(default=SSE_HEADERS)
+
+
+@dataclass(frozen=True, slots=True)
+class SendOnStream:
+    """Put ``data`` (an encoded SSE event) on an HTTP+SSE session's stream, then
+    send ``reply``: the server's answer to a POST it refuses to feed (a request
+    beyond the in-flight cap, answered with an error on the stream)."""
+
+    session_id: str
+    data: bytes
+    reply: Reply
+
+
+Decision = Reply | Dispatch | OpenStream | EndSession | OpenSseSession | SendOnStream
+
+
+@dataclass(frozen=True, slots=True)
+class AuthRefusal:
+    """What an authentication hook returns to refuse a request.
+
+    Attributes:
+        status: 401 (no or bad credentials) or 403 (not allowed), as 2025-11-25
+            basic/authorization.mdx "Error Handling" assigns them.
+        message: a short reason, put in the JSON-RPC error body.
+        headers: extra response headers, such as ``WWW-Authenticate``.
+    """
+
+    status: int = 401
+    message: str = "authentication required"
+    headers: Headers = ()
+
+    def __post_init__(self) -> None:
+        if self.status not in (401, 403):
+            raise ValueError(f"an authentication refusal is 401 or 403, not {self.status}")
+
+    def reply(self) -> Reply:
+        """The refusal as an HTTP reply."""
+        return refuse(self.status, self.message, headers=self.headers)
 
 
 def _error_body(

@@ -14,6 +14,12 @@
 #   OpenStream  a GET: start an SSE stream of the session (the standalone one,
 #               or, with Last-Event-ID, the interrupted one after a replay).
 #   EndSession  a DELETE: end the session, then send the reply.
+#   OpenSseSession, SendOnStream   the deprecated HTTP+SSE transport of
+#               2024-11-05, served beside (see _http_sse_2024).
+#
+# Authentication is the adapter's (it may need I/O); it passes the principal it
+# found to `receive`, and the endpoint binds it to the session a request opens
+# and checks it on every later request of that session.
 #
 # Two eras share one endpoint, told apart per request (2026-07-28
 # basic/versioning.mdx "A dual-era server selects its behavior from how the client
@@ -34,7 +40,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from ._errors import (
@@ -46,6 +51,7 @@ from ._errors import (
     UNSUPPORTED_PROTOCOL_VERSION,
     RemoteProtocolError,
 )
+from ._http_config import DEFAULT_MAX_BODY_BYTES, HttpServerConfig
 from ._http_decisions import (
     JSON_HEADER,
     SSE_HEADERS,
@@ -58,23 +64,10 @@ from ._http_decisions import (
     Reply,
     refuse,
 )
-from ._http_headers import (
-    LOOPBACK_HOSTS,
-    LOOPBACK_ORIGINS,
-    accepts,
-    host_allowed,
-    media_type,
-    origin_allowed,
-)
+from ._http_headers import accepts, host_allowed, media_type, origin_allowed
 from ._http_modern import ToolHeaders, modern_refusal
-from ._http_sessions import (
-    DEFAULT_MAX_STORED_BYTES,
-    DEFAULT_MAX_STORED_EVENTS,
-    STANDALONE_STREAM,
-    EventStore,
-    HttpSession,
-    MemoryEventStore,
-)
+from ._http_sessions import STANDALONE_STREAM, EventStore, HttpSession, MemoryEventStore
+from ._http_sse_2024 import HttpSseRules
 from ._jsonrpc import (
     ErrorResponse,
     Message,
@@ -88,12 +81,6 @@ from ._methods import LEGACY_REVISIONS, REVISIONS
 from ._sse import encode_event
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "HttpServerConfig", "HttpEndpoint"]
-
-DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
-"""Largest request body accepted (4 MiB): the stdio line cap and the SSE event cap,
-so every transport takes the same messages. The official Python SDK uses 4 MB."""
-
-ResponseMode = Literal["auto", "json", "sse"]
 
 # Revisions whose transport page has SSE polling: the priming event and `retry`
 # (2025-11-25 basic/transports.mdx "Sending Messages to the Server", item 6).
@@ -113,58 +100,11 @@ _MODERN_STATUS: Final = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class HttpServerConfig:
-    """How the endpoint behaves. One config may serve many endpoints.
-
-    Attributes:
-        path: the MCP endpoint's path; other paths get 404.
-        allowed_hosts: Host names (any port) the server answers to, or None for
-            any. The default, the loopback names, is what a server bound to a
-            loopback address needs: a page that rebinds its own DNS name to
-            127.0.0.1 still sends its own name as Host, and gets 421.
-        allowed_origins: browser origins admitted (``scheme://host[:port]``,
-            ``:*`` for any port, ``*`` for all). Requests without Origin (not
-            from a browser) always pass. Default: pages served from loopback.
-        max_body_bytes: larger bodies get 413.
-        max_sessions: legacy sessions at once; an initialize beyond gets 503.
-        session_idle_timeout: seconds after which a session with no attached
-            stream and no request is ended by `HttpEndpoint.expire`. 30 minutes:
-            an editor left open over lunch should not lose its session, and
-            the harness of conformance tests never sends DELETE.
-        response_mode: how requests are answered. "auto": 2025-11-25 sessions
-            get an SSE stream at once, with a priming event (the revision's
-            SHOULD), everything else JSON unless the server sends something
-            before the response; "json": JSON only (messages that are not the
-            response go to the standalone stream); "sse": always SSE.
-        sse_retry_ms: the ``retry`` sent with priming events: how long a
-            client waits before reconnecting to a closed stream (one second, a
-            polling pace that costs little and loses little time).
-        max_stored_events: events each session keeps for Last-Event-ID replay.
-        max_stored_bytes: bytes of them kept at most.
-        standalone_stream: offer the GET stream; False answers GET with 405.
-        allow_delete: let clients end sessions with DELETE; False gives 405.
-    """
-
-    path: str = "/mcp"
-    allowed_hosts: tuple[str, ...] | None = LOOPBACK_HOSTS
-    allowed_origins: tuple[str, ...] = LOOPBACK_ORIGINS
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    max_sessions: int = 1000
-    session_idle_timeout: float = 1800.0
-    response_mode: ResponseMode = "auto"
-    sse_retry_ms: int = 1000
-    max_stored_events: int = DEFAULT_MAX_STORED_EVENTS
-    max_stored_bytes: int = DEFAULT_MAX_STORED_BYTES
-    standalone_stream: bool = True
-    allow_delete: bool = True
-
-
 class HttpEndpoint:
     """The rules of one streamable-HTTP MCP endpoint, for both eras.
 
     Args:
-        config: the endpoint's behaviour and limits.
+        config: the endpoint's behaviour and limits (default `HttpServerConfig()`).
         revisions: protocol revisions served (as the sessions' ServerConfig).
         tool_headers: for 2026-07-28 ``Mcp-Param-*`` validation, a function from
             a tool name to its ``x-mcp-header`` map (`header_param_paths`); None
@@ -175,13 +115,13 @@ class HttpEndpoint:
 
     def __init__(
         self,
-        config: HttpServerConfig = HttpServerConfig(),
+        config: HttpServerConfig | None = None,
         *,
         revisions: tuple[str, ...] = REVISIONS,
         tool_headers: ToolHeaders | None = None,
         event_store: Callable[[], EventStore] | None = None,
     ) -> None:
-        self.config = config
+        self.config = config = config or HttpServerConfig()
         self.revisions = revisions
         self._legacy = frozenset(r for r in revisions if r in LEGACY_REVISIONS)
         self._modern = frozenset(r for r in revisions if r not in LEGACY_REVISIONS)
@@ -191,6 +131,8 @@ class HttpEndpoint:
         )
         #: Live legacy sessions by id.
         self.sessions: dict[str, HttpSession] = {}
+        #: The deprecated HTTP+SSE transport, served beside.
+        self.sse = HttpSseRules(config)
 
     # --- deciding -----------------------------------------------------------------------
 
@@ -202,8 +144,14 @@ class HttpEndpoint:
         """
         config = self.config
         headers = request.headers
-        if request.path != config.path:
+        old_sse = bool(self._legacy) and self.sse.serves(request.path)
+        if request.path != config.path and not old_sse:
             return Reply(404, (("content-type", "text/plain"),), b"Not Found")
+        if request.header_count > config.max_headers or request.header_bytes > (
+            config.max_header_bytes
+        ):
+            # RFC 6585 section 5: the head is too large to process.
+            return refuse(431, "too many or too large header fields", close=True)
         # DNS rebinding (2025-11-25 basic/transports.mdx "Security Warning"): a
         # page that rebinds its name to our address still names itself as Host.
         if not host_allowed(headers.get("host"), config.allowed_hosts):
@@ -211,6 +159,11 @@ class HttpEndpoint:
         # Same section, item 1: a present and invalid Origin MUST get 403.
         if not origin_allowed(headers.get("origin"), config.allowed_origins):
             return refuse(403, "Origin not allowed")
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > config.max_body_bytes:
+            return self.too_large()
+        if old_sse:
+            return self.sse.check_head(request)
         method = request.method
         if method == "POST":
             # 2025-11-25 "Sending Messages to the Server" item 2: Accept lists both.
@@ -219,9 +172,6 @@ class HttpEndpoint:
                 return refuse(406, "Accept must list application/json and text/event-stream")
             if media_type(headers.get("content-type", "")) != "application/json":
                 return refuse(415, "Content-Type must be application/json")
-            length = headers.get("content-length")
-            if length is not None and length.isdigit() and int(length) > config.max_body_bytes:
-                return self.too_large()
         elif method == "GET":
             # "Listening for Messages from the Server" item 2.
             if not accepts(headers.get("accept"), "text/event-stream"):
@@ -235,13 +185,18 @@ class HttpEndpoint:
         limit = self.config.max_body_bytes
         return refuse(413, f"the body exceeds {limit} bytes", close=True)
 
-    def receive(self, request: HttpRequest, body: bytes, now: float) -> Decision:
+    def receive(
+        self, request: HttpRequest, body: bytes, now: float, principal: str | None = None
+    ) -> Decision:
         """Decide what to do with one complete request.
 
         Args:
             request: its head.
             body: its body (empty for GET and DELETE).
             now: the current time, in the unit of ``session_idle_timeout``.
+            principal: who the adapter authenticated the request as, or None.
+                A session remembers who opened it; its later requests from
+                anyone else get 404 (see `_session_of`).
 
         Returns:
             The decision; the endpoint has already done its part (a session
@@ -252,6 +207,9 @@ class HttpEndpoint:
             return refusal
         if len(body) > self.config.max_body_bytes:
             return self.too_large()
+        if self._legacy and self.sse.serves(request.path):
+            room = len(self.sessions) + len(self.sse.sessions) < self.config.max_sessions
+            return self.sse.receive(request, body, principal, room)
         era = self._era(request, body)
         if isinstance(era, Reply):
             return era
@@ -267,8 +225,8 @@ class HttpEndpoint:
                 )
             return self._modern_post(request, body)
         if method == "POST":
-            return self._legacy_post(request, body, now)
-        session = self._session_of(request, now)
+            return self._legacy_post(request, body, now, principal)
+        session = self._session_of(request, now, principal)
         if isinstance(session, Reply):
             return session
         if method == "GET":
@@ -317,19 +275,28 @@ class HttpEndpoint:
 
     # --- the legacy era (2025-03-26 .. 2025-11-25 basic/transports.mdx) -----------------
 
-    def _session_of(self, request: HttpRequest, now: float) -> HttpSession | Reply:
+    def _session_of(
+        self, request: HttpRequest, now: float, principal: str | None
+    ) -> HttpSession | Reply:
         session_id = request.headers.get("mcp-session-id")
         if session_id is None:
             # "Session Management" item 2: SHOULD answer 400.
             return refuse(400, "Mcp-Session-Id header is required")
         session = self.sessions.get(session_id)
-        if session is None:
-            # Item 3: after the server ended it, MUST answer 404.
+        # Item 3: after the server ended it, MUST answer 404. A session opened
+        # by another principal is not found either: item 1 links the Session
+        # Hijacking mitigations of the security best practices, which bind a
+        # session to its user (keyed "<user_id>:<session_id>"), so under the
+        # key of this principal there is no such session. A 404 (rather than
+        # 403) also tells a guesser nothing about which ids are live.
+        if session is None or session.principal != principal:
             return refuse(404, "Session not found")
         session.last_seen = now
         return session
 
-    def _legacy_post(self, request: HttpRequest, body: bytes, now: float) -> Decision:
+    def _legacy_post(
+        self, request: HttpRequest, body: bytes, now: float, principal: str | None
+    ) -> Decision:
         message = self._decode(body)
         if isinstance(message, Reply):
             return message
@@ -339,12 +306,12 @@ class HttpEndpoint:
             and message.method == "initialize"
             and "mcp-session-id" not in request.headers
         ):
-            if len(self.sessions) >= self.config.max_sessions:
+            if len(self.sessions) + len(self.sse.sessions) >= self.config.max_sessions:
                 return refuse(503, "too many sessions", headers=(("retry-after", "5"),))
-            session = self._mint(now)
+            session = self._mint(now, principal)
             created = True
         else:
-            found = self._session_of(request, now)
+            found = self._session_of(request, now, principal)
             if isinstance(found, Reply):
                 return found
             session = found
@@ -352,6 +319,18 @@ class HttpEndpoint:
         if type(message) is not Request:
             # "Sending Messages to the Server" item 4: 202 with no body.
             return Dispatch(message, body, session.id, accepted=Reply(202, headers))
+        limit = self.config.max_requests_in_flight
+        if getattr(session.protocol, "requests_in_flight", 0) >= limit:
+            # RFC 6585 section 4: 429, "too many requests", with Retry-After;
+            # the body is the request's JSON-RPC error, which clients (the SDK's
+            # among them) hand to the caller of that request.
+            return refuse(
+                429,
+                f"{limit} requests of this session are in flight",
+                request_id=message.id,
+                data={"limit": limit},
+                headers=(("retry-after", "1"), *headers),
+            )
         mode = self.config.response_mode
         stream_id = session.new_stream_id()
         polling = session.revision in _POLLING
@@ -369,13 +348,13 @@ class HttpEndpoint:
             headers=headers,
         )
 
-    def _mint(self, now: float) -> HttpSession:
+    def _mint(self, now: float, principal: str | None) -> HttpSession:
         # "Session Management" item 1: globally unique, cryptographically secure,
         # visible ASCII only. 32 URL-safe characters carry 192 random bits.
         session_id = secrets.token_urlsafe(24)
         while session_id in self.sessions:  # pragma: no cover - 2**-192
             session_id = secrets.token_urlsafe(24)
-        session = HttpSession(session_id, now, self._event_store())
+        session = HttpSession(session_id, now, self._event_store(), principal)
         self.sessions[session_id] = session
         return session
 
@@ -487,9 +466,15 @@ class HttpEndpoint:
             if stream_id == STANDALONE_STREAM:
                 session.standalone_open = False
 
+    def bind_sse(self, session_id: str, protocol: Any) -> None:
+        """Attach the protocol side (a ServerSession) to an HTTP+SSE session."""
+        self.sse.bind(session_id, protocol)
+
     def end_session(self, session_id: str) -> None:
-        """Forget a session the server ended; its id gets 404 from now on."""
-        self.sessions.pop(session_id, None)
+        """Forget a session the server ended (or whose HTTP+SSE stream ended); its
+        id gets 404 from now on."""
+        if not self.sse.end(session_id):
+            self.sessions.pop(session_id, None)
 
     def expire(self, now: float) -> list[str]:
         """End the sessions idle for ``session_idle_timeout``.

@@ -46,7 +46,16 @@ STANDALONE_STREAM: Final = "0"
 class EventStore(Protocol):
     """Where a session's SSE events wait for a client that may reconnect.
 
-    One store serves one session. Event ids must be unique within it.
+    One store serves one session. Event ids must be unique within it. The
+    interface is two calls, both synchronous and both on the server's hot path
+    (one `store` per event written), so that any backend fits: the in-memory
+    `MemoryEventStore` by default, or a shared store such as Redis, where
+    `store` appends to a per-session stream (``XADD`` with ``MAXLEN`` for the
+    bound, the entry id as event id, prefixed by the stream id) and
+    `replay_after` reads the entries after one (``XRANGE`` from it, keeping
+    those of its stream). A networked store should buffer writes rather than
+    block here. Pass a factory (one store per session) as ``event_store`` to
+    `serve_http`, `asgi_app` or `HttpEndpoint`.
     """
 
     def store(self, stream_id: str, message: bytes | None) -> str:
@@ -126,7 +135,9 @@ class HttpSession:
         standalone_open: whether the standalone GET stream is attached.
         events: its event store.
         protocol: the protocol side, bound by the transport (a ServerSession);
-            the rules read its ``revision``.
+            the rules read its ``revision`` and ``requests_in_flight``.
+        principal: who opened it (initialize), as the transport authenticated
+            them; None when nobody was.
     """
 
     __slots__ = (
@@ -136,12 +147,16 @@ class HttpSession:
         "events",
         "id",
         "last_seen",
+        "principal",
         "protocol",
         "standalone_open",
     )
 
-    def __init__(self, session_id: str, now: float, events: EventStore) -> None:
+    def __init__(
+        self, session_id: str, now: float, events: EventStore, principal: str | None = None
+    ) -> None:
         self.id = session_id
+        self.principal = principal
         self.created = now
         self.last_seen = now
         self.attached = 0

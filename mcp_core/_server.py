@@ -76,10 +76,11 @@ _DEFAULT: Final = _Default()
 
 
 class _State(msgspec.Struct, frozen=True):
-    """The sealed requestState payload: answers so far, and the pending ask's method."""
+    """The sealed requestState payload: the answers so far (key -> method and
+    answer), and the questions just asked (key -> method)."""
 
-    answers: list[tuple[str, dict[str, Any]]] = []
-    pending: str | None = None
+    answers: dict[str, tuple[str, dict[str, Any]]] = {}
+    pending: dict[str, str] = {}
 
 
 async def _invoke(info: FunctionInfo, values: dict[str, Any], ctx: Context) -> Any:
@@ -391,22 +392,33 @@ class Server(Registry):
         if not isinstance(params.request_state, UnsetType):
             binding = _binding(event.method, name, arguments)
         state = self._open(params.request_state, binding, ctx)
-        answers = list(state.answers)
+        answers = dict(state.answers)
         responses = params.input_responses
-        if state.pending is not None and not isinstance(responses, UnsetType):
-            response = responses.get(str(len(answers) + 1))
-            if response is not None:
-                answers.append((state.pending, response))
+        if isinstance(params.request_state, UnsetType) and not isinstance(responses, UnsetType):
+            # Answers without a requestState, as a client of a server that keeps
+            # none sends them: each may answer a question of the first round, and
+            # the ask validates it ("" = method not known yet). Keys no ask uses
+            # are ignored (mrtr.mdx "Error Handling": ignore what is not needed).
+            answers = {key: ("", response) for key, response in responses.items()}
+        elif not isinstance(responses, UnsetType):
+            # Only answers to the questions asked last count; other keys are
+            # ignored, and a question left unanswered is asked again (same
+            # section: re-request missing information rather than fail).
+            for key, method in state.pending.items():
+                response = responses.get(key)
+                if response is not None:
+                    answers[key] = (method, response)
         ctx._begin_replay(answers)
         try:
             return await run()
         except InputNeeded as asked:
             if binding is None:
                 binding = _binding(event.method, name, arguments)
-            payload = msgspec.json.encode(_State(answers=answers, pending=asked.method))
+            pending = {k: str(type(r).__struct_config__.tag) for k, r in asked.requests.items()}
+            payload = msgspec.json.encode(_State(answers=answers, pending=pending))
             return InputRequiredResult(
                 result_type="input_required",
-                input_requests={asked.key: asked.request},
+                input_requests=asked.requests,
                 request_state=self._sealer.seal(
                     payload, now=ctx.now, request_binding=binding, principal=ctx.principal
                 ),

@@ -253,6 +253,7 @@ def test_list_kinds(capsys: pytest.CaptureFixture[str]) -> None:
         "test_prompt_with_arguments",
         "test_prompt_with_embedded_resource",
         "test_prompt_with_image",
+        "test_input_required_result_prompt",
     ]
     # Nothing of that kind: no lines, a note on stderr; as JSON, an empty list.
     assert run_main(capsys, "list", example("hello"), "resources") == (
@@ -501,7 +502,7 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_examples_say_how_to_run_them() -> None:
-    for path in sorted(EXAMPLES.glob("*.py")):
+    for path in sorted(EXAMPLES.glob("[!_]*.py")):  # _name.py: a part of an example
         source = path.read_text(encoding="utf-8")
         assert source.startswith('"""'), path
         assert "Run it:" in source and f"python examples/{path.name}" in source, path

@@ -50,6 +50,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 def load(name: str) -> ModuleType:
     """A fresh copy of examples/<name>.py (its ``__main__`` block does not run)."""
+    if str(EXAMPLES) not in sys.path:  # as when run as a script: neighbours import
+        sys.path.insert(0, str(EXAMPLES))
     spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -225,12 +227,28 @@ TOOLS = {
     "test_elicitation_sep1330_enums",
     "json_schema_2020_12_tool",
     "test_reconnection",
+    # _everything_2026.py (tests in test_examples_everything_2026.py)
+    "test_x_mcp_header",
+    "test_missing_capability",
+    "test_streaming_elicitation",
+    "test_logging_tool",
+    "test_trigger_tool_change",
+    "test_trigger_prompt_change",
+    "test_input_required_result_elicitation",
+    "test_input_required_result_sampling",
+    "test_input_required_result_list_roots",
+    "test_input_required_result_request_state",
+    "test_input_required_result_multiple_inputs",
+    "test_input_required_result_multi_round",
+    "test_input_required_result_tampered_state",
+    "test_input_required_result_capabilities",
 }
 PROMPTS = [
     "test_simple_prompt",
     "test_prompt_with_arguments",
     "test_prompt_with_embedded_resource",
     "test_prompt_with_image",
+    "test_input_required_result_prompt",
 ]
 
 

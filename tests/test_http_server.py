@@ -222,3 +222,29 @@ async def test_a_malformed_request_gets_400_and_a_close() -> None:
             raw = await client.sock.receive()
         assert raw.startswith(b"HTTP/1.1 400")
         assert await client.closed()
+
+
+async def test_an_event_store_factory_serves_every_session() -> None:
+    # EventStore is two calls (store, replay_after): a backend of one's own fits.
+    from mcp_core import MemoryEventStore
+
+    made: list[MemoryEventStore] = []
+
+    def factory() -> MemoryEventStore:
+        made.append(MemoryEventStore(max_events=8))
+        return made[-1]
+
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(
+            lambda task_status: serve_http(
+                make_server(Gates()), port=0, event_store=factory, task_status=task_status
+            )
+        )
+        async with RawClient(port) as client:
+            session_id = await open_session(client)
+            await client.send("POST", call("echo", {"text": "hi"}), mcp_session_id=session_id)
+            await client.head()
+            assert data(await client.events())[0]["id"] == 1
+        tg.cancel_scope.cancel()
+    (store,) = made
+    assert len(store) == 2  # the priming event and the response

@@ -18,36 +18,66 @@
 # Each outgoing message is routed by its response id or the request it is related to
 # (see `_http_streams`); the task answering the POST (or GET) writes it, one
 # write per batch of events.
+#
+# The deprecated HTTP+SSE transport (2024-11-05) is served beside: its GET opens an
+# `SseSession` that lives exactly as long as that GET's stream, and its POSTs are
+# fed to the session and answered 202.
+#
+# Authentication. `admit` runs the application's hook (sync or async) on each
+# request head before its body is read; the principal it returns goes to the
+# endpoint (which binds it to the sessions a request opens and checks it on later
+# requests) and to the ServerConnection (its Context.principal; 2026-07-28
+# requestState is sealed for it).
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeAlias
 
 import anyio
 from anyio.abc import TaskGroup
 
-from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Server, SessionState
+from mcp_core import (
+    DEFAULT_LIMITS,
+    LEGACY_REVISIONS,
+    REVISIONS,
+    EventStore,
+    Limits,
+    Server,
+    SessionState,
+)
 from mcp_core._http_decisions import (
     SSE_HEADERS,
+    AuthRefusal,
     Dispatch,
     EndSession,
     Headers,
     HttpRequest,
+    OpenSseSession,
     OpenStream,
     Reply,
+    SendOnStream,
 )
 from mcp_core._http_headers import header_param_paths
 from mcp_core._http_server import HttpEndpoint, HttpServerConfig
 
 from ._driver import DEFAULT_MAX_CONCURRENCY
-from ._http_streams import LegacySession, Stream, modern_sink
+from ._http_streams import LegacySession, SseSession, Stream, modern_sink
 from ._serve import ServerConnection
 
-__all__ = ["DEFAULT_TIMEOUTS", "HttpTimeouts", "PeerGone", "Responder", "HttpService"]
+__all__ = [
+    "DEFAULT_TIMEOUTS",
+    "Admitted",
+    "Authenticate",
+    "HttpTimeouts",
+    "PeerGone",
+    "Responder",
+    "HttpService",
+]
 
 log = logging.getLogger("mcp_core.http")
 
@@ -81,6 +111,21 @@ class HttpTimeouts:
 
 DEFAULT_TIMEOUTS: Final = HttpTimeouts()
 """The timeouts used when none are given."""
+
+
+AuthResult: TypeAlias = str | AuthRefusal | None
+Authenticate: TypeAlias = Callable[[HttpRequest], AuthResult | Awaitable[AuthResult]]
+"""An authentication hook: given a request head (method, target, headers), the
+principal it comes from (a str; None for anonymous), or an `AuthRefusal` (401 or
+403). It may be a plain or an ``async`` function; it runs before the body is read,
+on every request of every transport, so it should be quick."""
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """A request head that passed `HttpService.admit`, and who sent it."""
+
+    principal: str | None = None
 
 
 class PeerGone(Exception):
@@ -120,6 +165,9 @@ class HttpService:
         limits: message limits of each session.
         timeouts: how long clients may take.
         max_concurrency: requests served at once per session.
+        authenticate: the authentication hook, or None to admit everyone.
+        event_store: makes each legacy session's SSE event store (see
+            `mcp_core.EventStore`); by default a bounded `MemoryEventStore`.
     """
 
     def __init__(
@@ -131,14 +179,24 @@ class HttpService:
         limits: Limits = DEFAULT_LIMITS,
         timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        authenticate: Authenticate | None = None,
+        event_store: Callable[[], EventStore] | None = None,
     ) -> None:
         self.server = server
+        self.authenticate = authenticate
         self.revisions = revisions
         self.limits = limits
         self.timeouts = timeouts
         self.max_concurrency = max_concurrency
-        self.endpoint = HttpEndpoint(config, revisions=revisions, tool_headers=self._tool_headers)
+        self.endpoint = HttpEndpoint(
+            config,
+            revisions=revisions,
+            tool_headers=self._tool_headers,
+            event_store=event_store,
+        )
         self.sessions: dict[str, LegacySession] = {}
+        #: Live HTTP+SSE (2024-11-05) sessions by id.
+        self.sse_sessions: dict[str, SseSession] = {}
         self._tg: TaskGroup | None = None
         self._param_paths: dict[str, Mapping[str, tuple[str, ...]]] | None = None
         server.watch(self._registry_changed)
@@ -179,7 +237,7 @@ class HttpService:
                 yield tg
             finally:
                 self._tg = None
-                for session_id in list(self.sessions):
+                for session_id in [*self.sessions, *self.sse_sessions]:
                     self.endpoint.end_session(session_id)
                     self._end(session_id)
                 tg.cancel_scope.cancel()
@@ -191,40 +249,76 @@ class HttpService:
                 self._end(session_id)
 
     def _end(self, session_id: str) -> None:
-        session = self.sessions.pop(session_id, None)
+        session = self.sessions.pop(session_id, None) or self.sse_sessions.pop(session_id, None)
         if session is not None:
             session.close()
 
-    def _connection(self, task_group: TaskGroup) -> ServerConnection:
+    def _connection(
+        self,
+        task_group: TaskGroup,
+        principal: str | None,
+        revisions: tuple[str, ...] | None = None,
+    ) -> ServerConnection:
         return ServerConnection(
             self.server,
             task_group,
-            revisions=self.revisions,
+            revisions=revisions or self.revisions,
+            principal=principal,
             limits=self.limits,
             max_concurrency=self.max_concurrency,
         )
 
     # --- carrying out decisions ----------------------------------------------------------
 
-    async def handle(self, out: Responder, head: HttpRequest, body: bytes) -> None:
-        """Answer one complete request.
+    async def admit(self, head: HttpRequest) -> Reply | Admitted:
+        """Check a request head before its body is read: the endpoint's checks
+        (path, head size, Host, Origin, media types, declared length), then the
+        authentication hook.
+
+        Returns:
+            The refusal to send (when it says ``close``, without reading the
+            body), or who the request comes from.
+        """
+        refusal = self.endpoint.check_head(head)
+        if refusal is not None:
+            return refusal
+        if self.authenticate is None:
+            return Admitted()
+        found = self.authenticate(head)
+        if inspect.isawaitable(found):
+            found = await found
+        if isinstance(found, AuthRefusal):
+            return found.reply()
+        return Admitted(found)
+
+    async def handle(
+        self, out: Responder, head: HttpRequest, body: bytes, principal: str | None = None
+    ) -> None:
+        """Answer one complete request that `admit` let in.
 
         Raises:
             PeerGone: the client went away before the answer was written.
         """
-        decision = self.endpoint.receive(head, body, anyio.current_time())
+        decision = self.endpoint.receive(head, body, anyio.current_time(), principal)
         if isinstance(decision, Reply):
             await out.reply(decision)
         elif isinstance(decision, Dispatch):
-            await self._dispatch(out, decision)
+            await self._dispatch(out, decision, principal)
         elif isinstance(decision, OpenStream):
             await self._open_stream(out, decision)
+        elif isinstance(decision, OpenSseSession):
+            await self._sse_session(out, decision)
+        elif isinstance(decision, SendOnStream):
+            sse = self.sse_sessions.get(decision.session_id)
+            if sse is not None:
+                sse.stream.push(decision.data)
+            await out.reply(decision.reply)
         else:
             assert isinstance(decision, EndSession)
             self._end(decision.session_id)
             await out.reply(decision.reply)
 
-    async def _dispatch(self, out: Responder, decision: Dispatch) -> None:
+    async def _dispatch(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
         endpoint = self.endpoint
         if decision.session_id is None:
             if decision.accepted is not None:
@@ -232,12 +326,20 @@ class HttpService:
                 # "Sending Messages" note): accept it, act on nothing.
                 await out.reply(decision.accepted)
                 return
-            await self._modern(out, decision)
+            await self._modern(out, decision, principal)
+            return
+        sse = self.sse_sessions.get(decision.session_id)
+        if sse is not None:
+            # HTTP+SSE: every POST is answered 202; answers go on the stream.
+            assert decision.accepted is not None
+            sse.connection.driver.feed(decision.body)
+            await out.reply(decision.accepted)
             return
         session = self.sessions.get(decision.session_id)
         if decision.created:
             assert self._tg is not None, "handle() is called while running()"
-            session = LegacySession(decision.session_id, self._connection(self._tg), endpoint)
+            connection = self._connection(self._tg, principal)
+            session = LegacySession(decision.session_id, connection, endpoint)
             self.sessions[decision.session_id] = session
             endpoint.bind(decision.session_id, session.connection.session)
         if session is None:  # pragma: no cover - the endpoint and we agree on sessions
@@ -269,11 +371,11 @@ class HttpService:
             stream.items.clear()
             endpoint.detach(decision.session_id, stream_id, anyio.current_time())
 
-    async def _modern(self, out: Responder, decision: Dispatch) -> None:
+    async def _modern(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
         stream = Stream(None, None, decision.request_id, mode="sse" if decision.sse else None)
         stream.attached = True
         async with anyio.create_task_group() as tg:
-            connection = self._connection(tg)
+            connection = self._connection(tg, principal)
             connection.driver.attach(modern_sink(self.endpoint, stream))
             try:
                 connection.driver.feed(decision.body)
@@ -283,6 +385,24 @@ class HttpService:
             finally:
                 connection.close()
                 tg.cancel_scope.cancel()
+
+    async def _sse_session(self, out: Responder, decision: OpenSseSession) -> None:
+        # The HTTP+SSE session lives as long as this response: it ends when the
+        # client hangs up (or stops reading), or when the service stops.
+        assert self._tg is not None, "handle() is called while running()"
+        legacy = tuple(r for r in self.revisions if r in LEGACY_REVISIONS)
+        connection = self._connection(self._tg, decision.principal, legacy)
+        session = SseSession(decision.session_id, connection)
+        self.sse_sessions[decision.session_id] = session
+        self.endpoint.bind_sse(decision.session_id, connection.session)
+        stream = session.stream
+        try:
+            await out.watched(
+                lambda: self._write_sse(out, stream, decision.headers, decision.first)
+            )
+        finally:
+            self.endpoint.end_session(decision.session_id)
+            self._end(decision.session_id)
 
     async def _open_stream(self, out: Responder, decision: OpenStream) -> None:
         session = self.sessions.get(decision.session_id)

@@ -21,7 +21,7 @@ from typing import Final
 
 import anyio
 
-from mcp_core import ErrorResponse, Message, RequestId, Response
+from mcp_core import ErrorResponse, Message, RequestId, Response, encode_event
 from mcp_core._http_decisions import Dispatch
 from mcp_core._http_server import HttpEndpoint
 from mcp_core._http_sessions import STANDALONE_STREAM
@@ -29,7 +29,7 @@ from mcp_core._http_sessions import STANDALONE_STREAM
 from ._driver import Sink, encode_for_peer
 from ._serve import ServerConnection
 
-__all__ = ["LegacySession", "Stream", "modern_sink"]
+__all__ = ["LegacySession", "SseSession", "Stream", "modern_sink"]
 
 MAX_QUEUED_EVENTS: Final = 1024
 """Events a stream holds for a client that reads too slowly; past this its
@@ -113,12 +113,16 @@ class Stream:
             self.response = (message, data)
             self.done = True
         else:
-            event = endpoint.event(self.session_id, self.stream_id, data)
-            if self.attached:
-                self.items.append(event)
-                if len(self.items) > MAX_QUEUED_EVENTS:
-                    self.overflow = True
+            self.push(endpoint.event(self.session_id, self.stream_id, data))
             self.done = final
+        self.wake()
+
+    def push(self, event: bytes) -> None:
+        """Queue one encoded SSE event, if a connection is writing the stream."""
+        if self.attached:
+            self.items.append(event)
+            if len(self.items) > MAX_QUEUED_EVENTS:
+                self.overflow = True
         self.wake()
 
     def finish(self) -> None:
@@ -208,3 +212,25 @@ class LegacySession:
             stream.finish()
         self.streams.clear()
         self._by_request.clear()
+
+
+class SseSession:
+    """A session of the deprecated HTTP+SSE transport (2024-11-05): one
+    ServerConnection whose every message goes on the session's one stream, as a
+    ``message`` event (basic/transports.mdx "HTTP with SSE")."""
+
+    def __init__(self, session_id: str, connection: ServerConnection) -> None:
+        self.id = session_id
+        self.connection = connection
+        self.stream = Stream(session_id, None, None, mode="sse")
+        self.stream.attached = True
+        connection.driver.attach(self._sink)
+
+    def _sink(self, messages: list[Message], related: RequestId | None) -> None:
+        for message in messages:
+            self.stream.push(encode_event(encode_for_peer(message), event="message"))
+
+    def close(self) -> None:
+        """End the session: stop serving it and end its stream."""
+        self.connection.close()
+        self.stream.finish()

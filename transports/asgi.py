@@ -7,7 +7,10 @@
 The decisions are `mcp_core.HttpEndpoint`'s and carrying them out is
 `_http_service.HttpService`'s, exactly as in the h11 server (`http_server`); this
 module reads requests from ASGI ``receive`` and writes answers with ``send``: a
-whole body for JSON and refusals, ``more_body`` chunks for SSE streams.
+whole body for JSON and refusals, ``more_body`` chunks for SSE streams. The
+deprecated HTTP+SSE transport (2024-11-05) is served beside, at ``/sse`` and
+``/messages`` below the mount point (the ``endpoint`` event names the mount
+point's path, from ASGI ``root_path``).
 
 Lifetime. Legacy-era sessions outlive the requests that open them, so they live
 in a task group that the app opens at ASGI ``lifespan`` startup and closes at
@@ -31,12 +34,12 @@ from typing import Any
 
 import anyio
 
-from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Server
+from mcp_core import DEFAULT_LIMITS, REVISIONS, EventStore, Limits, Server
 from mcp_core._http_decisions import Headers, HttpRequest, Reply
 from mcp_core._http_server import HttpServerConfig
 
 from ._driver import DEFAULT_MAX_CONCURRENCY
-from ._http_service import DEFAULT_TIMEOUTS, HttpService, HttpTimeouts, PeerGone
+from ._http_service import DEFAULT_TIMEOUTS, Authenticate, HttpService, HttpTimeouts, PeerGone
 
 __all__ = ["AsgiApp", "asgi_app"]
 
@@ -64,6 +67,8 @@ def asgi_app(
     limits: Limits = DEFAULT_LIMITS,
     timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    authenticate: Authenticate | None = None,
+    event_store: Callable[[], EventStore] | None = None,
 ) -> AsgiApp:
     """An ASGI 3 application serving ``server`` on streamable HTTP at ``path``.
 
@@ -80,6 +85,11 @@ def asgi_app(
         timeouts: how long clients may take (``body``, ``write``, ``sse_ping``,
             ``session_sweep``; the ASGI server owns the connection otherwise).
         max_concurrency: requests served at once per session.
+        authenticate: the authentication hook: given the request head, who it
+            comes from, or an `AuthRefusal` (401/403); may be async. None admits
+            everyone.
+        event_store: makes each session's SSE event store (see
+            `mcp_core.EventStore`); by default a bounded `MemoryEventStore`.
     """
     service = HttpService(
         server,
@@ -88,6 +98,8 @@ def asgi_app(
         limits=limits,
         timeouts=timeouts,
         max_concurrency=max_concurrency,
+        authenticate=authenticate,
+        event_store=event_store,
     )
     return AsgiApp(service)
 
@@ -165,10 +177,12 @@ class AsgiApp:
     async def _answer(self, out: _Responder, scope: Scope, receive: Receive) -> None:
         service = self.service
         endpoint = service.endpoint
-        head = HttpRequest.from_pairs(scope["method"], _target(scope), scope["headers"])
-        refusal = endpoint.check_head(head)
-        if refusal is not None and refusal.close:
-            await out.reply(refusal)
+        head = HttpRequest.from_pairs(
+            scope["method"], _target(scope), scope["headers"], prefix=scope.get("root_path", "")
+        )
+        admitted = await service.admit(head)
+        if isinstance(admitted, Reply) and admitted.close:
+            await out.reply(admitted)
             return
         try:
             with anyio.fail_after(service.timeouts.body):
@@ -178,10 +192,10 @@ class AsgiApp:
             return
         if body is None:
             await out.reply(endpoint.too_large())
-        elif refusal is not None:
-            await out.reply(refusal)
+        elif isinstance(admitted, Reply):
+            await out.reply(admitted)
         else:
-            await service.handle(out, head, body)
+            await service.handle(out, head, body, admitted.principal)
 
 
 def _target(scope: Scope) -> str:

@@ -1,7 +1,8 @@
 """The ``mcp-core`` command line.
 
     mcp-core serve TARGET                  serve a Server (file.py[:obj] or module:obj) on stdio
-                                           (or --transport http [--host] [--port] [--path])
+                                           (or --transport http [--host] [--port] [--path]
+                                           [--allowed-host NAME ... | --any-host])
     mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server command, print the result
     mcp-core list SERVER [KIND]            list its tools, resources or prompts
     mcp-core config TARGET                 the mcpServers entry desktop clients take
@@ -152,7 +153,8 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         choices=("stdio", "http"),
         default="stdio",
         help="stdio (default): this process's stdin and stdout; "
-        "http: streamable HTTP at http://HOST:PORT/PATH",
+        "http: streamable HTTP at http://HOST:PORT/PATH (and the deprecated "
+        "HTTP+SSE transport at /sse)",
     )
     parser.add_argument(
         "--backend",
@@ -163,14 +165,30 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", help="HTTP: the address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="HTTP: the port to listen on (default 8000)")
     parser.add_argument("--path", help="HTTP: the endpoint's path (default /mcp)")
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="HTTP: a Host name to answer to (repeatable); needed with a --host that "
+        "is not a loopback address (default: the loopback names)",
+    )
+    parser.add_argument(
+        "--any-host",
+        action="store_true",
+        help="HTTP: answer to any Host name (turns DNS-rebinding protection off)",
+    )
 
 
 def _run_serve(args: argparse.Namespace) -> int:
     if args.transport == "http":
         return _serve_http(args)
     http_only = [
-        f"--{name}" for name in ("host", "port", "path") if getattr(args, name) is not None
+        f"--{name.replace('_', '-')}"
+        for name in ("host", "port", "path", "allowed_host")
+        if getattr(args, name) is not None
     ]
+    if args.any_host:
+        http_only.append("--any-host")
     if http_only:
         verb = "applies" if len(http_only) == 1 else "apply"
         _error(f"{', '.join(http_only)} only {verb} to --transport http")
@@ -196,9 +214,17 @@ def _serve_http(args: argparse.Namespace) -> int:
     status, target = _load(args.target)
     if target is None:
         return status
-    from .http_server import run_http
+    from .http_server import UnsafeBindError, run_http
 
     name = target.server.info.name
+    options: dict[str, object] = {}
+    if args.any_host and args.allowed_host:
+        _error("--any-host and --allowed-host exclude each other")
+        return 2
+    if args.any_host:
+        options["allowed_hosts"] = None
+    elif args.allowed_host:
+        options["allowed_hosts"] = tuple(args.allowed_host)
 
     def listening(url: str) -> None:
         print(f"mcp-core: serving {name} on {url}", file=sys.stderr, flush=True)
@@ -211,7 +237,11 @@ def _serve_http(args: argparse.Namespace) -> int:
             port=port,
             path=path,
             on_listening=listening,
+            **options,
         )
+    except UnsafeBindError as exc:
+        _error(str(exc))
+        return 2
     except OSError as exc:
         # The address is taken, or not ours to bind.
         _error(f"cannot listen on {args.host or '127.0.0.1'}:{port}: {exc.strerror or exc}")

@@ -11,14 +11,26 @@ module reads requests with h11 and writes the service's answers on the socket.
 Timeouts (`HttpTimeouts`): a connection idle between requests, a request head
 or body that trickles in (slowloris), and a write the client does not read are
 all cut off.
+
+Binding. On a loopback address the server answers only to the loopback Host
+names (DNS-rebinding protection). On any other address it refuses to start
+unless ``allowed_hosts`` names the Host names clients use, or is None to accept
+any Host (an explicit opt-out): a server reachable from the network that answers
+to every name is what DNS rebinding needs (2025-11-25 basic/transports.mdx
+"Security Warning").
+
+Also served, at ``config.sse_path`` (``/sse``) and ``config.sse_messages_path``
+(``/messages``): the deprecated HTTP+SSE transport of 2024-11-05, for clients
+that speak only that (``HttpServerConfig(sse_path=None)`` turns it off).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -26,21 +38,30 @@ import anyio
 import h11
 from anyio.abc import SocketAttribute, SocketStream, TaskStatus
 
-from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Server
+from mcp_core import DEFAULT_LIMITS, REVISIONS, EventStore, Limits, Server
 from mcp_core._http_decisions import Headers, HttpRequest, Reply
 from mcp_core._http_headers import LOOPBACK_HOSTS, is_loopback
 from mcp_core._http_server import HttpServerConfig
 
 from ._driver import DEFAULT_MAX_CONCURRENCY
-from ._http_service import DEFAULT_TIMEOUTS, HttpService, HttpTimeouts, PeerGone
+from ._http_service import DEFAULT_TIMEOUTS, Authenticate, HttpService, HttpTimeouts, PeerGone
 
-__all__ = ["HttpTimeouts", "HttpServer", "default_config", "serve_http", "run_http"]
+__all__ = [
+    "HttpTimeouts",
+    "HttpServer",
+    "UnsafeBindError",
+    "default_config",
+    "serve_http",
+    "run_http",
+]
 
 log = logging.getLogger("mcp_core.http")
 
 _READ_BYTES: Final = 65536
-_MAX_HEAD_BYTES: Final = 16 * 1024
-"""Largest request head: h11's default, ample for MCP's few headers."""
+_REQUEST_LINE_BYTES: Final = 8 * 1024
+"""Room for the request line besides the header fields (whose size and number the
+endpoint checks, `max_header_bytes` and `max_headers`); h11 stops buffering a head
+larger than both together, with 431."""
 _LINGER_SECONDS: Final = 1.0
 """How long a refused upload is drained before its connection is closed."""
 
@@ -55,6 +76,9 @@ class HttpServer:
         limits: message limits of each session.
         timeouts: how long clients may take.
         max_concurrency: requests served at once per session.
+        authenticate: the authentication hook (see `Authenticate`), or None.
+        event_store: makes each session's SSE event store; by default a
+            bounded `MemoryEventStore`.
     """
 
     def __init__(
@@ -66,6 +90,8 @@ class HttpServer:
         limits: Limits = DEFAULT_LIMITS,
         timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        authenticate: Authenticate | None = None,
+        event_store: Callable[[], EventStore] | None = None,
     ) -> None:
         self.service = HttpService(
             server,
@@ -74,6 +100,8 @@ class HttpServer:
             limits=limits,
             timeouts=timeouts,
             max_concurrency=max_concurrency,
+            authenticate=authenticate,
+            event_store=event_store,
         )
         self.endpoint = self.service.endpoint
         #: Live legacy sessions by id (the service's).
@@ -113,7 +141,8 @@ class _HttpConnection:
     def __init__(self, owner: HttpServer, sock: SocketStream) -> None:
         self.owner = owner
         self.sock = sock
-        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=_MAX_HEAD_BYTES)
+        head_limit = owner.endpoint.config.max_header_bytes + _REQUEST_LINE_BYTES
+        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=head_limit)
         self.timeouts = owner.timeouts
         #: The client hung up while an answer was being written.
         self.hung_up = False
@@ -177,9 +206,9 @@ class _HttpConnection:
             if request is None:
                 return
             head = HttpRequest.from_pairs(request.method, request.target, request.headers)
-            refusal = endpoint.check_head(head)
-            if refusal is not None and refusal.close:
-                await self.reply(refusal)
+            admitted = await self.owner.service.admit(head)
+            if isinstance(admitted, Reply) and admitted.close:
+                await self.reply(admitted)
                 await self._linger()
                 return
             try:
@@ -193,10 +222,10 @@ class _HttpConnection:
                 await self.reply(endpoint.too_large())
                 await self._linger()
                 return
-            if refusal is not None:
-                await self.reply(refusal)
+            if isinstance(admitted, Reply):
+                await self.reply(admitted)
             else:
-                await self.owner.service.handle(self, head, body)
+                await self.owner.service.handle(self, head, body, admitted.principal)
             if self.h11.our_state is not h11.DONE or self.h11.their_state is not h11.DONE:
                 return
             self.h11.start_next_cycle()
@@ -272,12 +301,64 @@ class _HttpConnection:
         await anyio.sleep(math.inf)
 
 
+class UnsafeBindError(ValueError):
+    """Serving on a non-loopback address was asked for without saying which Host
+    names to answer to (``allowed_hosts``), or that any will do (None)."""
+
+
+def _unsafe_bind(host: str) -> UnsafeBindError:
+    return UnsafeBindError(
+        f"refusing to serve on {host}, which is not a loopback address, without "
+        "allowed_hosts: name the Host names clients will use (allowed_hosts="
+        "['mcp.example.com'], or mcp-core serve --allowed-host mcp.example.com), or "
+        "accept any Host with allowed_hosts=None (--any-host), which turns off the "
+        "DNS-rebinding protection (2025-11-25 basic/transports.mdx, Security Warning)"
+    )
+
+
 def default_config(host: str, path: str = "/mcp", **options: Any) -> HttpServerConfig:
-    """The endpoint config for a server bound to ``host``: Host names are checked
-    against the loopback names when ``host`` is a loopback address (DNS
-    rebinding), and not otherwise unless ``allowed_hosts`` is given."""
-    options.setdefault("allowed_hosts", LOOPBACK_HOSTS if is_loopback(host) else None)
+    """The endpoint config for a server bound to ``host``.
+
+    On a loopback address Host names are checked against the loopback names
+    unless ``allowed_hosts`` says otherwise. On any other address
+    ``allowed_hosts`` must be given: the names to answer to, or None for any.
+
+    Raises:
+        UnsafeBindError: ``host`` is not a loopback address and ``options`` has
+            no ``allowed_hosts``.
+    """
+    if "allowed_hosts" not in options:
+        if not is_loopback(host):
+            raise _unsafe_bind(host)
+        options["allowed_hosts"] = LOOPBACK_HOSTS
+    elif options["allowed_hosts"] is not None:
+        options["allowed_hosts"] = tuple(options["allowed_hosts"])
     return HttpServerConfig(path=path, **options)
+
+
+class _Unset:
+    """The type of `_UNSET`: no ``allowed_hosts`` argument given."""
+
+
+_UNSET: Final = _Unset()
+
+
+def _config_for(
+    host: str,
+    path: str,
+    config: HttpServerConfig | None,
+    allowed_hosts: Sequence[str] | _Unset | None,
+) -> HttpServerConfig:
+    # serve_http's config from its arguments, refusing an unsafe bind.
+    if config is None:
+        options = {} if isinstance(allowed_hosts, _Unset) else {"allowed_hosts": allowed_hosts}
+        return default_config(host, path, **options)
+    if not isinstance(allowed_hosts, _Unset):
+        hosts = None if allowed_hosts is None else tuple(allowed_hosts)
+        return dataclasses.replace(config, allowed_hosts=hosts)
+    if not is_loopback(host) and config.allowed_hosts == LOOPBACK_HOSTS:
+        raise _unsafe_bind(host)
+    return config
 
 
 async def serve_http(
@@ -287,6 +368,9 @@ async def serve_http(
     path: str = "/mcp",
     *,
     config: HttpServerConfig | None = None,
+    allowed_hosts: Sequence[str] | _Unset | None = _UNSET,
+    authenticate: Authenticate | None = None,
+    event_store: Callable[[], EventStore] | None = None,
     revisions: tuple[str, ...] = REVISIONS,
     limits: Limits = DEFAULT_LIMITS,
     timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
@@ -303,18 +387,31 @@ async def serve_http(
         port: the port; 0 picks a free one (reported through ``task_status``).
         path: the MCP endpoint's path.
         config: the endpoint's rules; by default `default_config(host, path)`.
+            Its ``allowed_hosts`` counts as given unless it is the loopback
+            default.
+        allowed_hosts: the Host names to answer to (any port), or None for any;
+            required on a non-loopback ``host`` (here or in ``config``).
+        authenticate: the authentication hook (see `Authenticate`): who each
+            request comes from, or a 401/403 refusal. None admits everyone.
+        event_store: makes each session's SSE event store (see
+            `mcp_core.EventStore`); by default a bounded `MemoryEventStore`.
         revisions: protocol revisions served (default: all, both eras).
         limits: message limits of each session.
         timeouts: how long clients may take.
         max_concurrency: requests served at once per session.
+
+    Raises:
+        UnsafeBindError: a non-loopback ``host`` without ``allowed_hosts``.
     """
     http = HttpServer(
         server,
-        config or default_config(host, path),
+        _config_for(host, path, config, allowed_hosts),
         revisions=revisions,
         limits=limits,
         timeouts=timeouts,
         max_concurrency=max_concurrency,
+        authenticate=authenticate,
+        event_store=event_store,
     )
     await http.serve(host, port, task_status=task_status)
 
@@ -334,8 +431,18 @@ def run_http(
         on_listening: called with the endpoint's URL once the port is bound
             (with port 0, the URL names the port picked).
         options: anything `serve_http` takes (host, port, path...).
+
+    Raises:
+        UnsafeBindError: as `serve_http`, before anything starts.
     """
 
+    # Refuse an unsafe bind before starting a loop, so that it leaves as itself.
+    options["config"] = _config_for(
+        str(options.get("host", "127.0.0.1")),
+        str(options.get("path", "/mcp")),
+        options.get("config"),
+        options.pop("allowed_hosts", _UNSET),
+    )
     status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED
     if on_listening is not None:
         status = _Announce(lambda port: on_listening(_url(options, port)))
