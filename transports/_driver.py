@@ -188,7 +188,9 @@ class Driver:
         self._idle_workers: list[_Worker] = []
         self._max_concurrency = max_concurrency
         self._active = 0
-        self._slot_waiters: deque[anyio.Event] = deque()
+        # Made on first use: an idle connection should cost little (a deque is
+        # 600 bytes, more than the rest of an idle HTTP session's driver).
+        self._slot_waiters: deque[anyio.Event] | None = None
         self._timer: anyio.Event | None = None
         self.closed = False
         self.close_reason = "the connection is closed"
@@ -327,6 +329,8 @@ class Driver:
 
     async def _wait_for_slot(self) -> None:
         ready = anyio.Event()
+        if self._slot_waiters is None:
+            self._slot_waiters = deque()
         self._slot_waiters.append(ready)
         try:
             await ready.wait()
@@ -338,7 +342,7 @@ class Driver:
             raise
 
     def _release_slot(self) -> None:
-        if self._slot_waiters:
+        if self._slot_waiters:  # None or empty: nobody waits
             self._slot_waiters.popleft().set()
         else:
             self._active -= 1

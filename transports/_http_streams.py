@@ -16,10 +16,10 @@
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Final
 
 import anyio
+import anyio.lowlevel
 
 from mcp_core import ErrorResponse, Message, RequestId, Response, encode_event
 from mcp_core._http_decisions import Dispatch
@@ -81,19 +81,34 @@ class Stream:
         self.mode = mode
         self.json_only = json_only
         self.response: tuple[Message, bytes] | None = None
-        self.items: deque[bytes] = deque()
+        self.items: list[bytes] = []
         self.done = False
         self.attached = False
         self.overflow = False
-        self._wake = anyio.Event()
+        # The writer's event, made when it first waits: an idle session's
+        # standalone stream then costs no event. True: woken with nobody waiting.
+        self._wake: anyio.Event | bool | None = None
 
     def wake(self) -> None:
-        self._wake.set()
+        wake = self._wake
+        if wake is None:
+            self._wake = True
+        elif wake is not True:
+            assert isinstance(wake, anyio.Event)
+            wake.set()
 
     async def wait(self) -> None:
         """Wait for something new (a message, the end)."""
-        await self._wake.wait()
-        self._wake = anyio.Event()
+        wake = self._wake
+        if wake is True:
+            self._wake = None
+            await anyio.lowlevel.checkpoint()
+            return
+        if wake is None:
+            wake = self._wake = anyio.Event()
+        assert isinstance(wake, anyio.Event)
+        await wake.wait()
+        self._wake = None
 
     def take(self) -> bytes:
         """Everything queued, as one write."""

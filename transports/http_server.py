@@ -164,6 +164,8 @@ class _HttpConnection:
             await self._receive()
 
     async def _read_head(self) -> h11.Request | None:
+        # Timeouts are entered only to wait: a request whose head (and body)
+        # came in one read costs no cancel scope, and leaves no timer behind.
         event = self.h11.next_event()
         if event is h11.NEED_DATA:
             # Idle between requests: wait keep_alive for the first byte, then
@@ -172,28 +174,39 @@ class _HttpConnection:
                 await self._receive()
             if idle.cancelled_caught:
                 return None
-            with anyio.move_on_after(self.timeouts.head) as slow:
-                event = await self._next_event()
-            if slow.cancelled_caught:
-                return None
+            event = self.h11.next_event()
+            if event is h11.NEED_DATA:
+                with anyio.move_on_after(self.timeouts.head) as slow:
+                    event = await self._next_event()
+                if slow.cancelled_caught:
+                    return None
         return event if isinstance(event, h11.Request) else None  # else ConnectionClosed
 
     async def _read_body(self, limit: int) -> bytes | None:
-        """The whole body, or None if it grows past ``limit``."""
+        """The whole body, or None if it grows past ``limit``.
+
+        Raises:
+            TimeoutError: it took longer than the ``body`` timeout.
+        """
         chunks: list[bytes] = []
         size = 0
-        with anyio.fail_after(self.timeouts.body):
-            while True:
-                event = await self._next_event()
-                if isinstance(event, h11.Data):
-                    size += len(event.data)
-                    if size > limit:
-                        return None
-                    chunks.append(bytes(event.data))
-                elif isinstance(event, h11.EndOfMessage):
-                    return b"".join(chunks)
-                else:
-                    raise PeerGone
+        deadline: float | None = None
+        while True:
+            event = self.h11.next_event()
+            if event is h11.NEED_DATA:
+                if deadline is None:
+                    deadline = anyio.current_time() + self.timeouts.body
+                with anyio.fail_after(deadline - anyio.current_time()):
+                    await self._receive()
+            elif isinstance(event, h11.Data):
+                size += len(event.data)
+                if size > limit:
+                    return None
+                chunks.append(bytes(event.data))
+            elif isinstance(event, h11.EndOfMessage):
+                return b"".join(chunks)
+            else:
+                raise PeerGone
 
     async def run(self) -> None:
         endpoint = self.owner.endpoint
