@@ -446,7 +446,8 @@ class HttpClientEndpoint:
         actions: list[Action] = []
         held, self._held = self._held, []
         for message, _ in held:
-            if type(message) is Request and self._requests.pop(message.id, None) is not None:
+            if type(message) is Request:
+                self._requests.pop(message.id, None)
                 actions.append(Fail(message.id, Failure("POST", self.url, reason, status)))
         return actions
 

@@ -222,7 +222,7 @@ def stream_end(ep: HttpClientEndpoint, exchange: Exchange, reason: str) -> list[
         and exchange.session_id == ep.session_id
     )
     stream.attempts = 0 if exchange.events else stream.attempts + 1
-    if resumable and stream.attempts <= ep.config.max_reconnects:
+    if resumable and stream.attempts < ep.config.max_reconnects:
         # "The client MUST respect the retry field, waiting the given number of
         # milliseconds before attempting to reconnect."
         delay = ep.config.default_retry if stream.retry is None else stream.retry
@@ -263,7 +263,7 @@ def listen_end(ep: HttpClientEndpoint, exchange: Exchange, reason: str) -> list[
     ep._listen = None
     stream = ep._listen_stream
     stream.attempts = 0 if exchange.events else stream.attempts + 1
-    if exchange.session_id != ep.session_id or stream.attempts > ep.config.max_reconnects:
+    if exchange.session_id != ep.session_id or stream.attempts >= ep.config.max_reconnects:
         return actions
     delay = ep.config.default_retry if stream.retry is None else stream.retry
     backoff = 2 ** max(stream.attempts - 1, 0)
