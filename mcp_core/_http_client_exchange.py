@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 from typing import Final
 
-from ._jsonrpc import Message, RequestId
+from ._jsonrpc import Message, Request, RequestId
 from ._sse import ServerSentEvent, SSEError, SSEParser
 
 __all__ = ["ERROR_BODY_BYTES", "Exchange", "Kind", "Mode", "Pending", "Stream"]
@@ -156,11 +156,12 @@ class Exchange:
 
     @property
     def request_id(self) -> RequestId | None:
-        """The id of the request this exchange answers, if any."""
+        """The id of our request whose answer this exchange carries, if any."""
         if self.stream is not None:
             return self.stream.request_id
         message = self.message
-        return getattr(message, "id", None) if message is not None else None
+        # Only a request of ours: a response we POST carries the server's id.
+        return message.id if type(message) is Request else None
 
     def read_sse(self, max_event_bytes: int) -> None:
         """Read the body as SSE from now on."""

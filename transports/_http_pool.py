@@ -93,6 +93,8 @@ _WORDS: Final[dict[type[BaseException], str]] = {
 
 def describe(exc: BaseException) -> str:
     """Words for a failure from `FAILURES`."""
+    if type(exc) is OSError and isinstance(exc.__cause__, OSError):
+        exc = exc.__cause__  # anyio's "All connection attempts failed" says less
     for kind, words in _WORDS.items():
         if isinstance(exc, kind):
             detail = str(exc)

@@ -189,9 +189,12 @@ class _Carrier:
             try:
                 await connection.send_request(send.method, send.target, send.headers, send.body)
                 return connection, await connection.receive_head(head_timeout)
-            except FAILURES as exc:
+            except BaseException as exc:
+                # Cancelled too (Abort): closing the connection is what tells a
+                # 2026-07-28 server that the request is cancelled.
                 await connection.aclose()
-                if connection.uses == 0 or not connection.fresh or isinstance(exc, TimeoutError):
+                retry = isinstance(exc, FAILURES) and not isinstance(exc, TimeoutError)
+                if not retry or connection.uses == 0 or not connection.fresh:
                     raise
                 # A kept connection the server had closed meanwhile: nothing came
                 # back, so the request was not read. Again, on another connection.
@@ -292,6 +295,8 @@ def connect_http(
     transport: Transport = "auto",
     timeouts: HttpClientTimeouts = DEFAULT_TIMEOUTS,
     verify: bool | ssl.SSLContext = True,
+    standalone_stream: bool = True,
+    max_idle_connections: int = 4,
     **client_options: Any,
 ) -> Client:
     """A `Client` of the MCP server at ``url``; use it with ``async with``::
@@ -305,9 +310,17 @@ def connect_http(
         transport: "auto", "streamable" or "sse" (see `http_connector`).
         timeouts: how long to wait for the server.
         verify: TLS certificate checking (see `http_connector`).
+        standalone_stream: open a legacy session's GET stream.
+        max_idle_connections: idle connections kept for reuse.
         client_options: anything `Client` takes (callbacks, revisions, timeout...).
     """
     connector = http_connector(
-        url, headers=headers, transport=transport, timeouts=timeouts, verify=verify
+        url,
+        headers=headers,
+        transport=transport,
+        timeouts=timeouts,
+        verify=verify,
+        standalone_stream=standalone_stream,
+        max_idle_connections=max_idle_connections,
     )
     return Client(connector, **client_options)
