@@ -286,8 +286,6 @@ def test_files_example_reads_under_its_root(
 @pytest.mark.parametrize(
     ("args", "status", "message"),
     [
-        (["call", "https://example.com/mcp", "t"], 2, "HTTP is not available yet"),
-        (["list", "http://localhost:8000/mcp"], 2, "HTTP is not available yet"),
         (["call", "", "t"], 2, "the server command is empty"),
         (["call", "'open", "t"], 2, "No closing quotation"),
         (["call", "server", "t", "--json", "[1]"], 2, "JSON object"),
