@@ -30,13 +30,14 @@
 # session means the session is gone, so a new initialize opens another and the
 # request goes again ("Session Management" item 4); 400/404/405 to initialize means
 # an older server, and the HTTP+SSE transport is tried ("Backwards Compatibility");
-# a JSON-RPC error body is the answer itself; anything else fails the request.
+# a JSON-RPC error body is the answer itself (but a 2026-07-28 tools/call refused
+# with HeaderMismatch goes again once the tools are listed anew: "Client Behavior");
+# anything else fails the request. The fallbacks are in _http_client_fallbacks.
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import msgspec
 
@@ -52,26 +53,35 @@ from ._http_client_answers import (
     stream_end,
     stream_event,
 )
+from ._http_client_config import (
+    ACCEPT_BOTH,
+    DEFAULT_CLIENT_CONFIG,
+    DEFAULT_MAX_ANSWER_BYTES,
+    VERSION_HEADER_REVISIONS,
+    HttpClientConfig,
+    Transport,
+)
 from ._http_client_decisions import Abort, Action, Deliver, Fail, Failure, Note, Send
 from ._http_client_exchange import ERROR_BODY_BYTES, Exchange, Kind, Mode, Pending, Stream
 from ._http_client_fallbacks import (
+    Relisting,
     connect_end,
     connect_event,
     connect_head,
     fall_back,
+    header_mismatch,
+    listing_failed,
+    relisted,
     reopen_end,
     reopen_event,
     reopen_head,
     reopened,
     session_lost,
 )
-from ._http_decisions import Headers
 from ._http_metadata import absorb_tool_listing, metadata_headers, peek_request
 from ._http_urls import host_header, split_url
 from ._jsonrpc import (
-    DEFAULT_LIMITS,
     ErrorResponse,
-    Limits,
     Message,
     Notification,
     Request,
@@ -81,49 +91,8 @@ from ._jsonrpc import (
 )
 from ._methods import LEGACY_REVISIONS
 from ._session import PROTOCOL_VERSION_KEY
-from ._sse import DEFAULT_MAX_EVENT_BYTES
 
-__all__ = ["DEFAULT_MAX_ANSWER_BYTES", "HttpClientConfig", "HttpClientEndpoint"]
-
-DEFAULT_MAX_ANSWER_BYTES: Final = 16 * 1024 * 1024
-"""Largest JSON answer read (16 MiB, the default message limit of the sessions)."""
-
-ACCEPT_BOTH: Final = "application/json, text/event-stream"
-"""2025-11-25 "Sending Messages to the Server" item 2: a POST accepts both."""
-
-_VERSION_HEADER: Final = frozenset({"2025-06-18", "2025-11-25"})
-"""Legacy revisions whose transport page defines MCP-Protocol-Version."""
-
-Transport = Literal["auto", "streamable", "sse"]
-
-
-@dataclass(frozen=True, slots=True)
-class HttpClientConfig:
-    """How the client talks HTTP to one MCP server.
-
-    Attributes:
-        headers: extra headers for every request (Authorization, User-Agent...).
-        transport: "auto" tries streamable HTTP and falls back to HTTP+SSE;
-            "streamable" never falls back; "sse" speaks only HTTP+SSE.
-        standalone_stream: open the GET stream of a legacy session.
-        default_retry: seconds before reconnecting to a stream whose server gave
-            no ``retry`` (WHATWG leaves it to the client; one second, as the
-            official SDKs).
-        max_reconnects: reconnections in a row that may bring no event before a
-            stream is given up.
-        max_answer_bytes: largest JSON answer read.
-        max_event_bytes: largest SSE event read.
-        limits: message limits for decoding what the server sends.
-    """
-
-    headers: Headers = ()
-    transport: Transport = "auto"
-    standalone_stream: bool = True
-    default_retry: float = 1.0
-    max_reconnects: int = 3
-    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
-    limits: Limits = DEFAULT_LIMITS
+__all__ = ["DEFAULT_MAX_ANSWER_BYTES", "HttpClientConfig", "HttpClientEndpoint", "Transport"]
 
 
 class _Protocol(msgspec.Struct):
@@ -144,7 +113,7 @@ class HttpClientEndpoint:
         ValueError: ``url`` is not an absolute http(s) URL.
     """
 
-    def __init__(self, url: str, config: HttpClientConfig = HttpClientConfig()) -> None:
+    def __init__(self, url: str, config: HttpClientConfig = DEFAULT_CLIENT_CONFIG) -> None:
         self.url = url
         self.origin, self.target = split_url(url)
         self.config = config
@@ -171,6 +140,9 @@ class HttpClientEndpoint:
         self._refused_status: int | None = None
         #: Tool name -> its x-mcp-header map, from 2026-07-28 tools/list answers.
         self.tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
+        self._listings: dict[RequestId, Relisting] = {}
+        self._relisted: set[RequestId] = set()
+        self._next_listing = 0
 
     # --- sending -----------------------------------------------------------------------
 
@@ -218,6 +190,8 @@ class HttpClientEndpoint:
                 tool = fields.params.get("name")
                 tool_map = self.tool_headers.get(tool) if isinstance(tool, str) else None
                 headers = metadata_headers(fields, modern, tool_map)
+                if message.method == "tools/call":
+                    pending.sent = (message, body)
             elif message.method == "initialize":
                 self._initialize = (message, body)
                 self.session_id = self.revision = None
@@ -242,7 +216,7 @@ class HttpClientEndpoint:
         headers = []
         if self.session_id is not None:
             headers.append(("mcp-session-id", self.session_id))
-        if self.revision in _VERSION_HEADER:
+        if self.revision in VERSION_HEADER_REVISIONS:
             headers.append(("mcp-protocol-version", self.revision))
         return headers
 
@@ -413,7 +387,13 @@ class HttpClientEndpoint:
         notes: list[Action] = []
         if kind is Response or kind is ErrorResponse:
             request_id = message.id  # type: ignore[union-attr]
+            if request_id in self._listings:
+                return relisted(self, message)  # type: ignore[arg-type]
             pending = self._requests.pop(request_id, None) if request_id is not None else None
+            if pending is not None and pending.sent is not None and kind is ErrorResponse:
+                retry = header_mismatch(self, pending, message)  # type: ignore[arg-type]
+                if retry is not None:
+                    return retry
             if pending is not None and kind is Response:
                 assert isinstance(message, Response)
                 if pending.method == "initialize":
@@ -437,6 +417,8 @@ class HttpClientEndpoint:
 
     def _fail(self, exchange: Exchange, reason: str, body: bytes = b"") -> list[Action]:
         request_id = exchange.request_id
+        if request_id in self._listings:
+            return listing_failed(self, request_id)
         if request_id is None or self._requests.pop(request_id, None) is None:
             return []
         failure = Failure(exchange.method, exchange.url, reason, exchange.status, body)

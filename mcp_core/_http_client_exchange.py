@@ -85,14 +85,17 @@ class Pending:
         version: the 2026-07-28-era protocol version its ``_meta`` carries, or None
             for a legacy-era request (session, resumable streams).
         exchange: the exchange that currently carries its answer.
+        sent: the message and its body, kept where it may have to go again (a
+            2026-07-28 tools/call refused for its headers).
     """
 
-    __slots__ = ("exchange", "method", "version")
+    __slots__ = ("exchange", "method", "sent", "version")
 
     def __init__(self, method: str, version: str | None) -> None:
         self.method = method
         self.version = version
         self.exchange: int | None = None
+        self.sent: tuple[Message, bytes] | None = None
 
 
 class Exchange:

@@ -1,4 +1,4 @@
-# When the first plan fails: a lost session, and an older server.
+# When the first plan fails: a lost session, refused headers, an older server.
 #
 # A lost session (2025-11-25 basic/transports.mdx "Session Management" items 3-4):
 # the server answers 404 to a request carrying its session id once it has ended
@@ -12,6 +12,14 @@
 # same request, a refused initialize, or another protocol version ends the
 # connection.
 #
+# Headers the server did not expect (2026-07-28 basic/transports/streamable-http.mdx
+# "Client Behavior"): a tools/call refused with HeaderMismatch (-32020), perhaps
+# because the tool's x-mcp-header annotations changed or were never listed, "SHOULD"
+# make the client call tools/list and send the request again with the headers the
+# listing calls for. The endpoint lists every page itself, under ids of its own that
+# the session never sees, then sends the call once more; a second refusal is the
+# answer.
+#
 # An older server (2025-11-25 "Backwards Compatibility"): 400, 404 or 405 to the
 # initialize POST means a server of the deprecated HTTP+SSE transport (2024-11-05
 # basic/transports.mdx "HTTP with SSE") may sit at the URL. A GET there must open
@@ -22,25 +30,41 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
-from ._errors import RemoteProtocolError
+import msgspec
+
+from ._errors import HEADER_MISMATCH, RemoteProtocolError
 from ._http_client_answers import is_event_stream, visible_ascii
-from ._http_client_decisions import Abort, Action, Closed
-from ._http_client_exchange import Exchange, Kind, Mode
+from ._http_client_decisions import Abort, Action, Closed, Note
+from ._http_client_exchange import Exchange, Kind, Mode, Pending
 from ._http_headers import media_type
+from ._http_metadata import absorb_tool_listing, peek_request
 from ._http_urls import resolve_endpoint
-from ._jsonrpc import ErrorResponse, Response, decode_message
+from ._jsonrpc import (
+    ErrorResponse,
+    Message,
+    Request,
+    RequestId,
+    Response,
+    decode_message,
+    encode_message,
+)
 from ._sse import ServerSentEvent
 
 if TYPE_CHECKING:
     from ._http_client import HttpClientEndpoint
 
 __all__ = [
+    "MAX_LISTING_PAGES",
+    "Relisting",
     "connect_end",
     "connect_event",
     "connect_head",
     "fall_back",
+    "header_mismatch",
+    "listing_failed",
+    "relisted",
     "reopen_end",
     "reopen_event",
     "reopen_head",
@@ -140,6 +164,80 @@ def _reopen_failed(ep: HttpClientEndpoint, reason: str) -> list[Action]:
     ep._gate = "failed"
     text = f"the server ended the session and a new one could not be opened: {reason}"
     return [*ep._fail_held(text), Closed(text)]
+
+
+# --- refused headers ---------------------------------------------------------------------
+
+MAX_LISTING_PAGES: Final = 100
+"""Pages of tools/list read before the refused call goes again with what is known."""
+
+
+class _Page(msgspec.Struct):
+    nextCursor: Any = None
+
+
+_page_decoder: Final = msgspec.json.Decoder(_Page)
+
+
+class Relisting:
+    """A tools/call refused for its headers, waiting for a fresh tools listing."""
+
+    __slots__ = ("error", "meta", "original", "pages")
+
+    def __init__(self, original: tuple[Message, bytes], error: ErrorResponse) -> None:
+        self.original = original
+        self.error = error
+        self.meta = peek_request(original[1]).params.get("_meta")
+        self.pages = 0
+
+
+def header_mismatch(
+    ep: HttpClientEndpoint, pending: Pending, error: ErrorResponse
+) -> list[Action] | None:
+    """A 2026-07-28 tools/call was refused: list the tools, then send it again (once)."""
+    if error.error.code != HEADER_MISMATCH or error.id in ep._relisted or pending.sent is None:
+        return None
+    assert error.id is not None
+    ep._relisted.add(error.id)
+    return _list_page(ep, Relisting(pending.sent, error), None)
+
+
+def _list_page(ep: HttpClientEndpoint, relisting: Relisting, cursor: str | None) -> list[Action]:
+    ep._next_listing += 1
+    request_id = f"mcp-core/tools-list-{ep._next_listing}"  # never one of the session's ids
+    params: dict[str, Any] = {"_meta": relisting.meta}
+    if cursor is not None:
+        params["cursor"] = cursor
+    request = Request(id=request_id, method="tools/list", params=params)
+    ep._listings[request_id] = relisting
+    return ep._dispatch(request, encode_message(request))
+
+
+def relisted(ep: HttpClientEndpoint, answer: Response | ErrorResponse) -> list[Action]:
+    """A page of our own tools/list came: the next page, or the call again."""
+    assert answer.id is not None
+    relisting = ep._listings.pop(answer.id)
+    ep._requests.pop(answer.id, None)
+    notes: list[Action] = []
+    if type(answer) is Response:
+        _, dropped = absorb_tool_listing(answer.result, ep.tool_headers)
+        notes = [Note(text) for text in dropped]
+        relisting.pages += 1
+        try:
+            cursor = _page_decoder.decode(answer.result).nextCursor
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            cursor = None
+        if isinstance(cursor, str) and cursor and relisting.pages < MAX_LISTING_PAGES:
+            return notes + _list_page(ep, relisting, cursor)
+    message, body = relisting.original
+    return notes + ep._dispatch(message, body)
+
+
+def listing_failed(ep: HttpClientEndpoint, request_id: RequestId) -> list[Action]:
+    """Our own tools/list failed: the refusal of the call is its answer."""
+    relisting = ep._listings.pop(request_id)
+    ep._requests.pop(request_id, None)
+    return ep._deliver(relisting.error)
 
 
 # --- HTTP+SSE, the 2024-11-05 transport --------------------------------------------------

@@ -171,6 +171,43 @@ def test_tools_list_teaches_the_param_headers_and_drops_invalid_tools() -> None:
     assert [k for k, _ in post.headers if k.startswith("mcp-param-")] == []
 
 
+def test_a_header_mismatch_lists_the_tools_and_calls_again() -> None:
+    # 2026-07-28 "Client Behavior": on HeaderMismatch the client SHOULD call
+    # tools/list, then retry with the headers the listing calls for; every page.
+    wire = Wire()
+    (post,) = wire.send(call("execute_sql", id=7, modern=True, region="eu"))
+    assert header(post, "mcp-param-region") is None  # never listed
+    wire.answer(post, 400, JSON, error(7, HEADER_MISMATCH, "Mcp-Param-Region is required"))
+    assert wire.delivered == []
+    page1 = wire.last()
+    listing = json.loads(page1.body)
+    assert listing["method"] == "tools/list" and listing["params"] == {"_meta": META}
+    assert header(page1, "mcp-method") == "tools/list"
+    wire.answer(page1, 200, JSON, result(listing["id"], {"tools": TOOLS[1:], "nextCursor": "2"}))
+    page2 = wire.last()
+    assert json.loads(page2.body)["params"]["cursor"] == "2"
+    wire.answer(page2, 200, JSON, result(json.loads(page2.body)["id"], {"tools": TOOLS[:1]}))
+    again = wire.last()
+    assert json.loads(again.body) == json.loads(post.body)
+    assert header(again, "mcp-param-region") == "eu"
+    assert len(wire.notes) == 1  # the bad tool of page 1
+    assert wire.delivered == []  # the session never saw our own listing
+    # A second refusal is the answer.
+    wire.answer(again, 400, JSON, error(7, HEADER_MISMATCH))
+    (refusal,) = wire.delivered
+    assert isinstance(refusal, ErrorResponse) and refusal.id == 7
+
+
+def test_a_failed_relisting_gives_the_refusal() -> None:
+    wire = Wire()
+    (post,) = wire.send(call("execute_sql", id=7, modern=True, region="eu"))
+    wire.answer(post, 400, JSON, error(7, HEADER_MISMATCH))
+    wire.answer(wire.last(), 500, (), b"")
+    (refusal,) = wire.delivered
+    assert isinstance(refusal, ErrorResponse) and refusal.error.code == HEADER_MISMATCH
+    assert wire.failed == {}
+
+
 def test_legacy_requests_get_no_metadata_headers() -> None:
     wire = Wire()
     wire.open_session()

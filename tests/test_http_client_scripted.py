@@ -15,7 +15,7 @@ import pytest
 from net_helpers import LIMIT, RawConnection, RawRequest, chunk, response, scripted
 from runtime_helpers import ERAS, anyio_backend, only_text  # noqa: F401
 
-from mcp_core import METHOD_NOT_FOUND, McpError, encode_event
+from mcp_core import HEADER_MISMATCH, METHOD_NOT_FOUND, McpError, encode_event
 from transports import HttpClientTimeouts, HttpError, HttpStatusError, connect_http
 
 pytestmark = pytest.mark.anyio
@@ -308,6 +308,12 @@ class Modern:
                 result = {"tools": tools, "resultType": "complete"}
             elif method == "tools/call" and message["params"]["name"] == "sql":
                 self.calls.append(request)
+                if "mcp-param-region" not in request.headers:
+                    # 2026-07-28 "Server Behavior for Custom Headers".
+                    error = {"code": HEADER_MISMATCH, "message": "Mcp-Param-Region is required"}
+                    body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "error": error})
+                    await conn.write(response(400, JSON, body.encode()))
+                    continue
                 result = {**TEXT, "resultType": "complete"}
             else:
                 error = {"code": METHOD_NOT_FOUND, "message": f"no {method}"}
@@ -332,10 +338,24 @@ async def test_modern_headers_on_the_wire(caplog: pytest.LogCaptureFixture) -> N
             with pytest.raises(McpError) as unknown:
                 await client.call_tool("nope")
             assert unknown.value.code == METHOD_NOT_FOUND
-    (call,) = server.calls
+    (call,) = server.calls  # listed first: the headers were right at once
     headers = call.headers
     assert (headers["mcp-method"], headers["mcp-name"]) == ("tools/call", "sql")
     assert headers["mcp-protocol-version"] == "2026-07-28"
     assert headers["mcp-param-region"] == "eu-west 1"
     assert "mcp-session-id" not in headers
     assert "tool 'bad' dropped from tools/list" in caplog.text
+
+
+async def test_a_call_refused_for_its_headers_goes_again_after_a_listing() -> None:
+    # 2026-07-28 "Client Behavior": HeaderMismatch, tools/list, the call again.
+    server = Modern()
+    with anyio.fail_after(LIMIT):
+        async with (
+            scripted(server) as port,
+            connect_http(f"http://127.0.0.1:{port}/mcp") as client,
+        ):
+            assert only_text(await client.call_tool("sql", {"region": "eu"})) == "ok"
+    refused, accepted = server.calls
+    assert "mcp-param-region" not in refused.headers
+    assert accepted.headers["mcp-param-region"] == "eu"
