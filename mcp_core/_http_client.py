@@ -137,6 +137,7 @@ class HttpClientEndpoint:
         self._listen: Exchange | None = None
         self._listen_stream = Stream(None)
         self._modern_seen = False
+        self._modern: str | None = None
         self._refused_status: int | None = None
         #: Tool name -> its x-mcp-header map, from 2026-07-28 tools/list answers.
         self.tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -187,6 +188,7 @@ class HttpClientEndpoint:
             self._requests[message.id] = pending
             headers: list[tuple[str, str]] = []
             if modern is not None:
+                self._modern = modern
                 tool = fields.params.get("name")
                 tool_map = self.tool_headers.get(tool) if isinstance(tool, str) else None
                 headers = metadata_headers(fields, modern, tool_map)
@@ -202,7 +204,10 @@ class HttpClientEndpoint:
             assert isinstance(message, Notification)
             if message.method == "notifications/cancelled":
                 return self._cancel(message, body)
-            actions: list[Action] = [self._post(message, body)]
+            # 2026-07-28 defines no header for a notification POST; its version
+            # still tells a dual-era server which era the notification is of.
+            extra = [] if self._modern is None else [("mcp-protocol-version", self._modern)]
+            actions: list[Action] = [self._post(message, body, extra)]
             if message.method == "notifications/initialized":
                 self._initialized = (message, body)
                 self._gate = "initialized"

@@ -208,6 +208,13 @@ def test_a_failed_relisting_gives_the_refusal() -> None:
     assert wire.failed == {}
 
 
+def test_a_modern_notification_names_the_era() -> None:
+    wire = Wire()
+    wire.send(Request(id=1, method="server/discover", params={"_meta": META}))
+    (post,) = wire.send(Notification(method="notifications/roots/list_changed"))
+    assert header(post, "mcp-protocol-version") == MODERN and header(post, "mcp-method") is None
+
+
 def test_legacy_requests_get_no_metadata_headers() -> None:
     wire = Wire()
     wire.open_session()
@@ -822,3 +829,92 @@ def test_host_headers() -> None:
     ]:
         (post,) = Wire(url).send(call(modern=True))
         assert header(post, "host") == host
+
+
+# --- odd answers ------------------------------------------------------------------------------
+
+
+def test_requests_lost_with_the_old_session_wait_for_the_new_one() -> None:
+    wire = Wire()
+    wire.open_session()
+    (first,) = wire.send(call(id=3))
+    (second,) = wire.send(call(id=4))
+    wire.answer(first, 404, (), b"")
+    reopen = wire.last()
+    wire.answer(second, 404, (), b"")  # the same lost session: held, no second initialize
+    assert wire.last() is reopen
+    wire.answer(
+        reopen,
+        200,
+        SSE,
+        event("", id="x")
+        + event(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/message",
+                    "params": {"level": "info", "data": 1},
+                }
+            )
+        )
+        + event(result(0, {"protocolVersion": "2025-11-25"})),
+        end=False,
+    )
+    assert wire.aborted[-1] == reopen.exchange  # the answer came: let go of it
+    wire.answer(wire.last(), 202, ())
+    wire.answer(wire.last(), 405, (), b"")
+    assert sorted(json.loads(s.body)["id"] for s in wire.sends[-2:]) == [3, 4]
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "reason"),
+    [
+        (503, b"", "a new initialize got HTTP 503"),
+        (200, error(0, -32600), "the new initialize was refused"),
+        (200, None, "got no answer"),
+    ],
+)
+def test_reopen_failures(status: int, body: bytes | None, reason: str) -> None:
+    wire = Wire()
+    wire.open_session()
+    (post,) = wire.send(call(id=3))
+    wire.answer(post, 404, (), b"")
+    reopen = wire.last()
+    if body is None:
+        wire.apply(wire.ep.receive_failure(reopen.exchange, "the connection broke"))
+    else:
+        wire.answer(reopen, status, JSON, body)
+    assert reason in wire.failed[3].reason and wire.closed
+    assert wire.send(call(id=5)) == []  # nothing goes any more
+
+
+def test_http_sse_ignores_what_comes_before_and_after_the_endpoint() -> None:
+    wire = Wire("http://h:1/sse", transport="sse")
+    (connect,) = wire.send(initialize())
+    wire.answer(connect, 200, SSE, event(result(9, {})), end=False)  # no endpoint yet
+    assert wire.delivered == []
+    wire.apply(wire.ep.receive_data(connect.exchange, event("/a", event="endpoint")))
+    wire.apply(wire.ep.receive_data(connect.exchange, event("/b", event="endpoint")))
+    assert wire.last().url == "http://h:1/a"
+    wire.apply(wire.ep.receive_failure(connect.exchange, "the connection broke"))
+    assert "the connection broke" in wire.closed[0]
+
+
+def test_unreadable_messages_go_to_the_session_as_they_are() -> None:
+    # The session answers what can be answered (a parse error, a batch of 2025-03-26).
+    wire = Wire()
+    (post,) = wire.send(call(id=1))
+    wire.answer(post, 200, SSE, event("{not json") + event(result(1, {})))
+    assert wire.delivered[0] == b"{not json"
+    (post,) = wire.send(call(id=2))
+    batch = b"[" + result(2, {}) + b"]"
+    wire.answer(post, 200, JSON, batch)
+    assert wire.delivered[-1] == batch and "answer" in wire.failed[2].reason
+
+
+def test_an_error_answer_that_breaks_off_is_judged_on_what_came() -> None:
+    wire = Wire()
+    (post,) = wire.send(call(id=1))
+    wire.answer(post, 502, (("content-type", "text/plain"),), b"bad gate", end=False)
+    wire.apply(wire.ep.receive_failure(post.exchange, "the connection broke"))
+    assert (wire.failed[1].status, wire.failed[1].body) == (502, b"bad gate")

@@ -197,7 +197,6 @@ class ConnectionPool:
         self._ssl_context = ssl_context
         self.max_idle = max_idle
         self._idle: dict[Origin, list[HttpConnection]] = {}
-        self.opened = 0
 
     def _context(self) -> ssl.SSLContext:
         if self._ssl_context is None:
@@ -224,7 +223,6 @@ class ConnectionPool:
                 )
             else:
                 stream = await anyio.connect_tcp(host, port)
-        self.opened += 1
         return HttpConnection(stream, origin, self.timeouts)
 
     async def release(self, connection: HttpConnection) -> None:

@@ -62,6 +62,9 @@ __all__ = [
 
 log = logging.getLogger("mcp_core.http")
 
+_FRAMING_HEADERS = ("host", "content-length", "transfer-encoding")
+"""Headers the HTTP layer writes itself; given ones are dropped."""
+
 
 class HttpError(ConnectionClosed):
     """A request could not be carried over HTTP (no connection, a broken one, an
@@ -265,6 +268,8 @@ def http_connector(
     split_url(url)  # refuse a bad URL now, not at the first request
     extra = {"user-agent": f"mcp-core/{__version__}"}
     extra.update((name.lower(), value) for name, value in (headers or {}).items())
+    for name in _FRAMING_HEADERS:
+        extra.pop(name, None)
     config = HttpClientConfig(
         headers=tuple(extra.items()), transport=transport, standalone_stream=standalone_stream
     )
