@@ -188,7 +188,6 @@ class HttpClientEndpoint:
             self._requests[message.id] = pending
             headers: list[tuple[str, str]] = []
             if modern is not None:
-                self._modern = modern
                 tool = fields.params.get("name")
                 tool_map = self.tool_headers.get(tool) if isinstance(tool, str) else None
                 headers = metadata_headers(fields, modern, tool_map)
@@ -196,7 +195,7 @@ class HttpClientEndpoint:
                     pending.sent = (message, body)
             elif message.method == "initialize":
                 self._initialize = (message, body)
-                self.session_id = self.revision = None
+                self.session_id = self.revision = self._modern = None
             send = self._post(message, body, headers, session=modern is None)
             pending.exchange = send.exchange
             return [send]
@@ -204,8 +203,8 @@ class HttpClientEndpoint:
             assert isinstance(message, Notification)
             if message.method == "notifications/cancelled":
                 return self._cancel(message, body)
-            # 2026-07-28 defines no header for a notification POST; its version
-            # still tells a dual-era server which era the notification is of.
+            # 2026-07-28 defines no header for a notification POST; the version
+            # the server answered in still tells a dual-era server its era.
             extra = [] if self._modern is None else [("mcp-protocol-version", self._modern)]
             actions: list[Action] = [self._post(message, body, extra)]
             if message.method == "notifications/initialized":
@@ -405,6 +404,7 @@ class HttpClientEndpoint:
                     self.revision = self._protocol_version(message)
                 elif pending.version is not None:
                     self._modern_seen = True
+                    self._modern = pending.version
                     if pending.method == "tools/list":
                         result, dropped = absorb_tool_listing(message.result, self.tool_headers)
                         if dropped:

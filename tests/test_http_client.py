@@ -268,3 +268,22 @@ async def test_no_server_fails_the_opening_with_http_error() -> None:
         async with client_of(url, "dual"):
             pass
     assert isinstance(failure.value, ConnectionClosed)
+
+
+async def test_a_dual_era_client_of_a_legacy_only_server() -> None:
+    # The probe is refused (400, UnsupportedProtocolVersion naming legacy revisions),
+    # then the legacy session works in full: its notifications carry no trace of
+    # the probe's era.
+    def elicitation(params: ElicitRequestParams) -> ElicitResult:
+        return ElicitResult(action="accept", content={"n": "Ada"})
+
+    def sampling(params: CreateMessageRequestParams) -> CreateMessageResult:
+        return CreateMessageResult(role="assistant", content=TextContent(text="yes"), model="m")
+
+    with anyio.fail_after(LIMIT):
+        async with (
+            serving(asking_server(Gates()), revisions=ERAS["legacy"]) as (_, url),
+            client_of(url, "dual", sampling=sampling, elicitation=elicitation) as client,
+        ):
+            assert (client.era, client.revision) == ("legacy", "2025-11-25")
+            assert only_text(await client.call_tool("ask")) == "yes {'n': 'Ada'}"

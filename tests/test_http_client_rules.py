@@ -210,9 +210,21 @@ def test_a_failed_relisting_gives_the_refusal() -> None:
 
 def test_a_modern_notification_names_the_era() -> None:
     wire = Wire()
-    wire.send(Request(id=1, method="server/discover", params={"_meta": META}))
+    (probe,) = wire.send(Request(id=1, method="server/discover", params={"_meta": META}))
+    wire.answer(probe, 200, JSON, result(1, {"supportedVersions": [MODERN]}))
     (post,) = wire.send(Notification(method="notifications/roots/list_changed"))
     assert header(post, "mcp-protocol-version") == MODERN and header(post, "mcp-method") is None
+
+
+def test_after_a_refused_probe_the_legacy_session_has_no_modern_header() -> None:
+    wire = Wire()
+    (probe,) = wire.send(Request(id=1, method="server/discover", params={"_meta": META}))
+    wire.answer(probe, 400, JSON, error(None, -32000, "Unsupported protocol version"))
+    wire.open_session()
+    (post,) = wire.send(Notification(method="notifications/roots/list_changed"))
+    assert header(post, "mcp-protocol-version") == "2025-11-25"
+    assert json.loads(wire.sends[2].body)["method"] == "notifications/initialized"
+    assert header(wire.sends[2], "mcp-protocol-version") == "2025-11-25"
 
 
 def test_legacy_requests_get_no_metadata_headers() -> None:
