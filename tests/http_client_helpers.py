@@ -143,3 +143,30 @@ def header(send: Send, name: str) -> str | None:
     found = [value for key, value in send.headers if key == name]
     assert len(found) <= 1, send.headers
     return found[0] if found else None
+
+
+TOOLS = [
+    {
+        "name": "execute_sql",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "query": {"type": "string"},
+                "opts": {
+                    "type": "object",
+                    "properties": {"dry": {"type": "boolean", "x-mcp-header": "Dry"}},
+                },
+                "limit": {"type": "integer", "x-mcp-header": "Limit"},
+            },
+        },
+    },
+    {
+        "name": "bad",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"n": {"type": "number", "x-mcp-header": "N"}},
+        },
+    },
+    {"name": "plain", "inputSchema": {"type": "object"}},
+]

@@ -20,7 +20,8 @@ from transports.http_server import serve_http
 
 
 def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    status = main(list(args))
+    bounded = [*args, "--timeout", "10"] if args[0] in ("call", "list") else list(args)
+    status = main(bounded)
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 
