@@ -38,6 +38,18 @@ from ._events import (
 )
 from ._framing import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong
 from ._framing import frame as frame_line
+from ._http_client import DEFAULT_MAX_ANSWER_BYTES, HttpClientConfig, HttpClientEndpoint
+from ._http_client_decisions import (
+    Abort,
+    Action,
+    Closed,
+    Deliver,
+    Fail,
+    Failure,
+    Note,
+    Origin,
+    Send,
+)
 from ._http_config import (
     DEFAULT_MAX_BODY_BYTES,
     DEFAULT_MAX_HEADER_BYTES,
@@ -56,9 +68,17 @@ from ._http_decisions import (
     Reply,
     SendOnStream,
 )
-from ._http_headers import LOOPBACK_HOSTS, LOOPBACK_ORIGINS, header_param_paths
+from ._http_headers import (
+    LOOPBACK_HOSTS,
+    LOOPBACK_ORIGINS,
+    decode_header_value,
+    encode_header_value,
+    header_param_paths,
+)
+from ._http_metadata import tool_header_map
 from ._http_server import HttpEndpoint
 from ._http_sessions import EventStore, MemoryEventStore
+from ._http_urls import resolve_endpoint, split_url
 from ._jsonrpc import (
     DEFAULT_LIMITS,
     ErrorObject,
@@ -172,6 +192,24 @@ __all__ = [
     "Reply",
     "SendOnStream",
     "header_param_paths",
+    # streamable HTTP and HTTP+SSE, client side
+    "DEFAULT_MAX_ANSWER_BYTES",
+    "HttpClientConfig",
+    "HttpClientEndpoint",
+    "Abort",
+    "Action",
+    "Closed",
+    "Deliver",
+    "Fail",
+    "Failure",
+    "Note",
+    "Origin",
+    "Send",
+    "decode_header_value",
+    "encode_header_value",
+    "resolve_endpoint",
+    "split_url",
+    "tool_header_map",
     # revisions and methods
     "LATEST_REVISION",
     "LEGACY_REVISIONS",

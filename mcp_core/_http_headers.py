@@ -22,6 +22,7 @@ __all__ = [
     "origin_allowed",
     "is_loopback",
     "decode_header_value",
+    "encode_header_value",
     "header_param_paths",
     "param_matches",
 ]
@@ -141,6 +142,22 @@ def decode_header_value(value: str) -> str | None:
         except (binascii.Error, UnicodeDecodeError):
             return None
     return value
+
+
+def encode_header_value(value: str) -> str:
+    """An ``Mcp-Name`` / ``Mcp-Param-*`` value as the client sends it: as it is when
+    it is plain ASCII, else the Base64 sentinel of its UTF-8 bytes (2026-07-28
+    streamable-http.mdx "Value Encoding": non-ASCII, control characters, leading or
+    trailing whitespace, and any value that itself looks like the sentinel)."""
+    plain = (
+        _safe(value)
+        and value == value.strip(" \t")
+        and not (value.startswith(_SENTINEL_HEAD) and value.endswith(_SENTINEL_TAIL))
+    )
+    if plain:
+        return value
+    encoded = base64.b64encode(value.encode("utf-8", "surrogatepass")).decode("ascii")
+    return f"{_SENTINEL_HEAD}{encoded}{_SENTINEL_TAIL}"
 
 
 def header_param_paths(input_schema: Any) -> dict[str, tuple[str, ...]]:

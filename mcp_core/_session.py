@@ -319,6 +319,19 @@ class BaseSession:
         )
         self._out.append(Notification(method="notifications/cancelled", params=params))
 
+    def abandon_request(self, request_id: RequestId) -> bool:
+        """Give up on one of our requests without telling the peer, because the
+        transport lost it (its stream broke, the server refused it). A late answer
+        is dropped quietly.
+
+        Returns:
+            Whether it was pending.
+        """
+        if self._pending.pop(request_id, None) is None:
+            return False
+        self._forget(request_id)
+        return True
+
     def send_progress(
         self,
         request_id: RequestId,

@@ -3,13 +3,21 @@
 mcp_core holds the protocol; this package runs it: a `Client`, a
 `ServerConnection` per served client, the `Driver` underneath both, and the
 transports that carry messages: in-memory pipes, stdio, streamable HTTP (an h11
-server, and an ASGI app for Starlette, FastAPI or any ASGI server).
+server, an ASGI app for Starlette, FastAPI or any ASGI server, and an h11 client
+that also speaks the deprecated HTTP+SSE transport).
 """
 
 from ._client import Client, Connector, Subscription
 from ._driver import ConnectionClosed, Driver, pump
 from ._serve import ServerConnection, serve_stream
 from .asgi import AsgiApp, asgi_app
+from .http_client import (
+    HttpClientTimeouts,
+    HttpError,
+    HttpStatusError,
+    connect_http,
+    http_connector,
+)
 from .http_server import HttpServer, HttpTimeouts, run_http, serve_http
 from .memory import connect, couple, pipe
 from .stdio_connect import connect_stdio, run_stdio, serve_stdio, stdio_connector
@@ -30,6 +38,11 @@ __all__ = [
     "run_stdio",
     "serve_stdio",
     "stdio_connector",
+    "HttpClientTimeouts",
+    "HttpError",
+    "HttpStatusError",
+    "connect_http",
+    "http_connector",
     "HttpServer",
     "HttpTimeouts",
     "run_http",

@@ -1,9 +1,11 @@
 """``mcp-core call`` and ``mcp-core list``: talk to a server from the shell.
 
-SERVER is a command line, quoted as one argument and split the way a POSIX shell
-would (``"python server.py --flag"``). The command runs with our whole environment
-and working directory, as it would if typed at the prompt, and its stderr is ours.
-HTTP(S) URLs are recognised and refused until the HTTP transport exists.
+SERVER is the http(s) URL of a server's MCP endpoint (streamable HTTP, either era,
+or the deprecated HTTP+SSE transport, found on its own), or a command line, quoted as
+one argument and split the way a POSIX shell would (``"python server.py --flag"``).
+The command runs with our whole environment and working directory, as it would if
+typed at the prompt, and its stderr is ours. ``--header "Name: value"`` adds a header
+to every HTTP request (``Authorization``...).
 
 Output is for people by default and JSON with ``--json``. Exit statuses: 0 done;
 1 the tool failed (``isError``), the server answered with an error, or it could not
@@ -39,13 +41,16 @@ from mcp_core.types import (
 
 from ._client import Client
 from ._driver import ConnectionClosed
+from .http_client import HttpError, HttpStatusError, connect_http
 from .stdio_connect import connect_stdio
 
 __all__ = [
     "UsageError",
     "describe_block",
+    "is_url",
     "list_lines",
     "parse_arguments",
+    "parse_headers",
     "render_call",
     "run_call",
     "run_list",
@@ -68,17 +73,17 @@ def _error(message: str) -> None:
 # --- reading the command line -------------------------------------------------------------
 
 
+def is_url(server: str) -> bool:
+    """Whether SERVER names an HTTP(S) endpoint rather than a command."""
+    return server.lower().startswith(_URL_SCHEMES)
+
+
 def server_argv(server: str) -> list[str]:
     """The argv of the server command ``server``.
 
     Raises:
-        UsageError: an empty or badly quoted command, or a URL (not served yet).
+        UsageError: an empty or badly quoted command.
     """
-    if server.lower().startswith(_URL_SCHEMES):
-        raise UsageError(
-            f"{server}: connecting to servers over HTTP is not available yet; "
-            'give the command that starts the server instead, e.g. "python server.py"'
-        )
     try:
         argv = shlex.split(server)
     except ValueError as exc:
@@ -86,6 +91,24 @@ def server_argv(server: str) -> list[str]:
     if not argv:
         raise UsageError("the server command is empty")
     return argv
+
+
+def parse_headers(lines: Sequence[str]) -> dict[str, str]:
+    """``--header "Name: value"`` options as a mapping.
+
+    Raises:
+        UsageError: a header without a name, or without ``:``.
+    """
+    headers: dict[str, str] = {}
+    for line in lines:
+        name, colon, value = line.partition(":")
+        name = name.strip()
+        if not colon or not name or any(c in name for c in " \t\r\n"):
+            raise UsageError(f"--header takes 'Name: value', not {line!r}")
+        if "\r" in value or "\n" in value:
+            raise UsageError(f"the value of --header {name} must be one line")
+        headers[name] = value.strip()
+    return headers
 
 
 def _value(text: str) -> Any:
@@ -207,15 +230,38 @@ def list_lines(kind: str, listing: dict[str, list[Any]]) -> list[str]:
 # --- talking to the server ----------------------------------------------------------------
 
 
+def _client(args: argparse.Namespace) -> Client:
+    """The client SERVER names.
+
+    Raises:
+        UsageError: a bad URL, command or header.
+    """
+    server: str = args.server
+    headers = parse_headers(args.header or [])
+    if is_url(server):
+        try:
+            return connect_http(server, headers=headers, timeout=args.timeout)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    if headers:
+        raise UsageError("--header only applies to an http:// or https:// SERVER")
+    return connect_stdio(server_argv(server), env=os.environ, timeout=args.timeout)
+
+
 def _connect(
-    argv: list[str],
-    work: Callable[[Client], Awaitable[_T]],
-    timeout: float | None,
+    args: argparse.Namespace, work: Callable[[Client], Awaitable[_T]]
 ) -> tuple[int, _T | None]:
+    try:
+        client = _client(args)
+    except UsageError as exc:
+        _error(str(exc))
+        return 2, None
+
     async def main() -> _T:
-        async with connect_stdio(argv, env=os.environ, timeout=timeout) as client:
+        async with client:
             return await work(client)
 
+    server: str = args.server
     try:
         return 0, anyio.run(main)
     except McpError as exc:
@@ -223,9 +269,14 @@ def _connect(
     except TimeoutError as exc:  # before OSError, its base class
         _error(f"no answer in time ({exc})" if str(exc) else "no answer in time")
     except (FileNotFoundError, PermissionError) as exc:
-        _error(f"cannot start the server {argv[0]!r}: {exc.strerror or exc}")
+        _error(f"cannot start the server {server!r}: {exc.strerror or exc}")
+    except HttpStatusError as exc:
+        _error(f"the server refused: {exc}")
+    except HttpError as exc:
+        _error(f"cannot talk to {server}: {exc}")
     except ConnectionClosed as exc:
-        _error(f"the server went away ({exc}); see its messages above")
+        where = "" if is_url(server) else "; see its messages above"
+        _error(f"the server went away ({exc}){where}")
     except OSError as exc:
         _error(f"talking to the server failed: {exc}")
     return 1, None
@@ -234,7 +285,6 @@ def _connect(
 def run_call(args: argparse.Namespace) -> int:
     """``mcp-core call SERVER TOOL``: call one tool and print what it returns."""
     try:
-        argv = server_argv(args.server)
         arguments = parse_arguments(args.json_args or [], args.arg or [])
     except UsageError as exc:
         _error(str(exc))
@@ -243,7 +293,7 @@ def run_call(args: argparse.Namespace) -> int:
     async def call(client: Client) -> CallToolResult:
         return await client.call_tool(args.tool, arguments)
 
-    status, result = _connect(argv, call, args.timeout)
+    status, result = _connect(args, call)
     if result is None:
         return status
     failed = result.is_error is True
@@ -274,16 +324,11 @@ async def _fetch(client: Client, kind: str) -> dict[str, list[Any]]:
 
 def run_list(args: argparse.Namespace) -> int:
     """``mcp-core list SERVER [KIND]``: list a server's tools, resources or prompts."""
-    try:
-        argv = server_argv(args.server)
-    except UsageError as exc:
-        _error(str(exc))
-        return 2
 
     async def fetch(client: Client) -> dict[str, list[Any]]:
         return await _fetch(client, args.kind)
 
-    status, listing = _connect(argv, fetch, args.timeout)
+    status, listing = _connect(args, fetch)
     if listing is None:
         return status
     if args.json:

@@ -296,7 +296,8 @@ class Client:
     def _closed_early(self, reason: str) -> None:
         # The connection ended before the handshake finished (the server exited).
         if not self._ready.is_set():
-            self._failure = ConnectionClosed(f"handshake failed: {reason}")
+            error = self._driver.close_error if self._driver is not None else None
+            self._failure = error or ConnectionClosed(f"handshake failed: {reason}")
             self._ready.set()
 
     def _on_event(self, event: Event) -> None:

@@ -60,6 +60,7 @@ from mcp_core import (
     RequestTimedOut,
     Response,
     ResponseReceived,
+    SessionState,
     encode_message,
 )
 from mcp_core._session import BaseSession
@@ -194,6 +195,8 @@ class Driver:
         self._timer: anyio.Event | None = None
         self.closed = False
         self.close_reason = "the connection is closed"
+        #: What closed the connection, when a transport gave a reason as an exception.
+        self.close_error: BaseException | None = None
         self._on_close: list[Callable[[str], None]] = []
         self._idle: anyio.Event | None = None
 
@@ -460,6 +463,24 @@ class Driver:
         self.session.send_notification(method, params)
         self.flush(related)
 
+    def fail(self, request_id: RequestId, error: BaseException) -> None:
+        """Fail one of our requests whose answer cannot come: the transport lost it
+        (HTTP: the server refused it, or its stream ended first).
+
+        The session forgets the request, so a late answer is dropped; whoever waits
+        for it gets ``error``. A request nobody waits for before the session is
+        ready is the opening (initialize, server/discover): without it the
+        connection cannot go on, so it closes with ``error``.
+        """
+        if self.closed:
+            return
+        self.session.abandon_request(request_id)
+        waiter = self._waiters.pop(request_id, None)
+        if waiter is not None:
+            waiter.finish(error=error)
+        elif self.session.state is not SessionState.READY:
+            self.close(str(error), error)
+
     # --- time -------------------------------------------------------------------------
 
     def watch_deadlines(self) -> None:
@@ -487,12 +508,21 @@ class Driver:
 
     # --- the end ----------------------------------------------------------------------
 
-    def close(self, reason: str = "the connection is closed") -> None:
-        """End the session: fail every waiting request, cancel every handler."""
+    def close(
+        self, reason: str = "the connection is closed", error: BaseException | None = None
+    ) -> None:
+        """End the session: fail every waiting request, cancel every handler.
+
+        Args:
+            reason: why, for the ConnectionClosed every waiting request gets.
+            error: the exception that ended the connection, if one did (kept in
+                ``close_error``; a client whose opening it ended raises it).
+        """
         if self.closed:
             return
         self.closed = True
         self.close_reason = reason
+        self.close_error = error
         self.session.close()
         waiters, self._waiters = self._waiters, {}
         for waiter in waiters.values():

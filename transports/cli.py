@@ -3,7 +3,7 @@
     mcp-core serve TARGET                  serve a Server (file.py[:obj] or module:obj) on stdio
                                            (or --transport http [--host] [--port] [--path]
                                            [--allowed-host NAME ... | --any-host])
-    mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server command, print the result
+    mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server (URL or command), print it
     mcp-core list SERVER [KIND]            list its tools, resources or prompts
     mcp-core config TARGET                 the mcpServers entry desktop clients take
     mcp-core bench                         run the benchmarks
@@ -272,9 +272,11 @@ def _run_config(args: argparse.Namespace) -> int:
 # --- call and list --------------------------------------------------------------------------------
 
 _SERVER_HELP = (
-    "the command that starts the server, quoted as one argument "
-    '(e.g. "python server.py"); it gets our environment'
+    "the server: the http(s) URL of its MCP endpoint (e.g. http://127.0.0.1:8000/mcp), "
+    'or the command that starts it, quoted as one argument (e.g. "python server.py"), '
+    "which gets our environment"
 )
+_HEADER_HELP = "an HTTP header for every request, e.g. 'Authorization: Bearer T' (repeatable)"
 _TIMEOUT_HELP = "give up after this many seconds (default: wait)"
 _LIST_KINDS = ("tools", "resources", "prompts")
 
@@ -315,6 +317,7 @@ def _configure_call(parser: argparse.ArgumentParser) -> None:
         '{"a": 1}, "quoted"), else the text as typed',
     )
     parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
+    parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
     parser.set_defaults(json_output=False)
 
 
@@ -331,6 +334,7 @@ def _configure_list(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the whole list as JSON")
     parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
+    parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
 
 
 def _run_list(args: argparse.Namespace) -> int:
