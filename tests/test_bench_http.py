@@ -1,0 +1,57 @@
+"""The HTTP benchmark layer, run for real through the command line with tiny settings."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from benchmarks import http
+from benchmarks.layers import LAYERS
+
+TIMEOUT_S = 240
+
+
+def test_http_layer_is_registered() -> None:
+    assert LAYERS["http"].module == "benchmarks.http"
+
+
+def test_bench_http_writes_json(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "transports.cli", "bench", "--only", "http"),
+            *("--runs", "2", "--iterations", "1", "--json", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["http"]
+    names = [case["name"] for case in layer["cases"]]
+    assert names == [
+        f"call_tool_{backend}_{answers}_{n}"
+        for backend in ("asyncio", "trio")
+        for answers in http.ANSWERS
+        for n in http.IN_FLIGHT
+    ]
+    for case in layer["cases"]:
+        backend, _, in_flight = case["name"].split("_")[2:]
+        results = {result["implementation"]: result for result in case["results"]}
+        ours = {http.CORE, http.CORE_LEGACY}
+        # The SDK and FastMCP come with the test extra; they run on asyncio only.
+        others = {http.SDK, http.SDK_LEGACY, http.FASTMCP} if backend == "asyncio" else set()
+        assert set(results) == ours | others
+        for result in results.values():
+            # Figures are per call: a batch of 1 operation is one burst of calls.
+            assert result["batch_size"] == http.CALLS_PER_OP[int(in_flight)]
+            assert result["ops_per_s"]["median"] > 0
+            # Separate processes: CPU per call on both sides, and latencies.
+            assert result["server_cpu_us_per_op"]["median"] > 0
+            assert result["latency"]["p50_us"] > 0
+    (peaks,) = layer["measurements"]
+    assert peaks["unit"] == "MiB"
+    assert {"mcp-core (asyncio, JSON)", "mcp-core (trio, SSE)"} <= set(peaks["values"])
+    assert set(peaks["ratios"]) == {"SDK / mcp-core (JSON)", "SDK / mcp-core (SSE)"}
