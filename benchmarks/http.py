@@ -11,11 +11,17 @@ Every implementation is a client in this process and its own server in a child
 * ``mcp SDK`` and ``mcp SDK legacy``: the official SDK's ``mcp.Client`` (httpx)
   to its ``MCPServer`` streamable-HTTP app under uvicorn, ``mode="auto"`` and
   ``mode="legacy"``; asyncio only (uvicorn runs on asyncio);
-* ``FastMCP``: ``fastmcp.Client`` to a FastMCP HTTP app under uvicorn; asyncio.
+* ``FastMCP``: ``fastmcp.Client`` to a FastMCP HTTP app under uvicorn; asyncio;
+* ``h11 echo``: no MCP. A raw h11 client on anyio (`benchmarks.h11_echo`) POSTs
+  a small fixed request to a raw h11 server on anyio that answers each with a
+  small fixed response, on the same backend, keep-alive, one connection per
+  call in flight. The floor under any HTTP round trip made with h11 and anyio
+  in Python on this machine: "mcp-core / h11 echo" says how close we come.
 
 "JSON answers" configures every server to answer each POST with one JSON body;
 "SSE answers" with an SSE stream carrying the response (each server's option for
-it: ``response_mode="sse"``, ``json_response=False``). Calls run one at a time,
+it: ``response_mode="sse"``, ``json_response=False``; the echo's is one event on
+a chunked body). Calls run one at a time,
 or from 16 tasks at once on one client, whose connection pool then holds 16
 keep-alive connections (ours and httpx alike).
 
@@ -29,29 +35,33 @@ import importlib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, ExitStack, contextmanager
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 import anyio
 
 from mcp_core import LEGACY_REVISIONS
 
 from .bursts import Call, burst, latency_burst, process_cpu
+from .h11_echo import H11EchoClient, answer_body
 from .harness import Case, CpuClock, Settings, run_case_async, scaled
 from .http_servers import spawn
 from .layers import LayerResult, Measurement, Progress
 from .memory import resident_kib
 
-__all__ = ["ANSWERS", "CALLS_PER_OP", "CORE", "IN_FLIGHT", "run"]
+__all__ = ["ANSWERS", "CALLS_PER_OP", "CORE", "ECHO", "IN_FLIGHT", "run"]
 
 CORE: Final = "mcp-core"
 CORE_LEGACY: Final = "mcp-core legacy"
 SDK: Final = "mcp SDK"
 SDK_LEGACY: Final = "mcp SDK legacy"
 FASTMCP: Final = "FastMCP"
+ECHO: Final = "h11 echo"
 
 RATIOS: Final = {
     "mcp-core / SDK": (CORE, SDK),
     "mcp-core legacy / SDK legacy": (CORE_LEGACY, SDK_LEGACY),
     "mcp-core / FastMCP": (CORE, FASTMCP),
+    "mcp-core / h11 echo": (CORE, ECHO),
 }
 
 ANSWERS: Final = ("json", "sse")
@@ -168,6 +178,22 @@ class _Backend:
             clock = process_cpu(self.servers.pids[kind])
             if clock is not None:
                 self.server_cpu[label] = clock
+        await self._connect_echo()
+
+    async def _connect_echo(self) -> None:
+        # The floor must work, as ours must: a failure here is a bug.
+        url = urlsplit(self.servers.url("h11"))
+        assert url.hostname is not None and url.port is not None
+        echo = H11EchoClient(url.hostname, url.port, url.path)
+        client = await self._stack.enter_async_context(echo)
+        expected = answer_body(self.answers)
+        if await client.call() != expected:
+            raise AssertionError("the h11 echo server did not answer as expected")
+        self.calls[ECHO] = client.call
+        self.server_of[ECHO] = "h11"
+        clock = process_cpu(self.servers.pids["h11"])
+        if clock is not None:
+            self.server_cpu[ECHO] = clock
 
     async def _connect(self, make: Maker, url: str) -> Call:
         connected = await self._stack.enter_async_context(make(url))
@@ -234,7 +260,7 @@ def _servers(backend: str, answers: str) -> Iterator[_Servers]:
         yield _Servers(stack, backend, answers)
 
 
-_KIND_LABELS: Final = {"ours": CORE, "sdk": SDK, "fastmcp": FASTMCP}
+_KIND_LABELS: Final = {"ours": CORE, "sdk": SDK, "fastmcp": FASTMCP, "h11": ECHO}
 
 
 def run(settings: Settings, progress: Progress) -> LayerResult:

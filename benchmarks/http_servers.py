@@ -7,10 +7,14 @@ KIND is one of:
   (`transports.http_server.run_http`), on BACKEND ("asyncio" or "trio");
 * ``sdk``: the official SDK's ``MCPServer`` with the same tool, its
   ``streamable_http_app()`` under uvicorn (asyncio);
-* ``fastmcp``: FastMCP's ``http_app()`` under uvicorn (asyncio).
+* ``fastmcp``: FastMCP's ``http_app()`` under uvicorn (asyncio);
+* ``h11``: no MCP: a raw h11 server on anyio (`benchmarks.h11_echo`) on BACKEND
+  that answers every POST with a small fixed JSON-RPC response (JSON, or one
+  SSE event), keep-alive. The floor under any HTTP round trip made this way.
 
 ``--answers json|sse`` asks for JSON answers or SSE streams; by default each
-does what it does by default (ours: SSE for 2025-11-25 sessions, JSON otherwise). Every server binds
+does what it does by default (ours: SSE for 2025-11-25 sessions, JSON otherwise;
+the echo: JSON). Every server binds
 127.0.0.1:PORT, takes up to 50,000 legacy sessions (the memory layer opens
 10,000), keeps them for an hour, and runs until it is terminated.
 
@@ -32,7 +36,7 @@ from typing import Any, Final
 
 __all__ = ["KINDS", "free_port", "main", "spawn"]
 
-KINDS: Final = ("ours", "sdk", "fastmcp")
+KINDS: Final = ("ours", "sdk", "fastmcp", "h11")
 MAX_SESSIONS: Final = 50_000
 IDLE_SECONDS: Final = 3600.0
 _ROOT: Final = str(Path(__file__).resolve().parent.parent)
@@ -90,6 +94,14 @@ def _fastmcp(port: int, answers: str) -> None:
     _uvicorn(server.http_app(path="/mcp", json_response=answers == "json"), port)
 
 
+def _h11(port: int, backend: str, answers: str) -> None:
+    import anyio
+
+    from .h11_echo import serve_echo
+
+    anyio.run(serve_echo, port, answers, backend=backend)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.http_servers")
     parser.add_argument("kind", choices=KINDS)
@@ -102,6 +114,8 @@ def main(argv: list[str] | None = None) -> None:
             _ours(args.port, args.backend, args.answers)
         elif args.kind == "sdk":
             _sdk(args.port, args.answers)
+        elif args.kind == "h11":
+            _h11(args.port, args.backend, args.answers)
         else:
             _fastmcp(args.port, args.answers)
     except KeyboardInterrupt:

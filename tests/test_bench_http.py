@@ -7,14 +7,40 @@ import subprocess
 import sys
 from pathlib import Path
 
+import anyio
+import pytest
+from runtime_helpers import anyio_backend  # noqa: F401
+
 from benchmarks import http
+from benchmarks.h11_echo import H11EchoClient, answer_body, serve_echo
 from benchmarks.layers import LAYERS
 
 TIMEOUT_S = 240
+LIMIT = 10.0
+"""Seconds the in-process echo test may wait for anything."""
 
 
 def test_http_layer_is_registered() -> None:
     assert LAYERS["http"].module == "benchmarks.http"
+
+
+@pytest.mark.anyio
+async def test_h11_echo_answers_over_keep_alive_connections() -> None:
+    # The floor's client and server, in this process: each call takes an idle
+    # connection or opens one, and puts it back once the answer is read.
+    with anyio.fail_after(LIMIT):
+        for answers in ("json", "sse"):
+            async with anyio.create_task_group() as tg:
+                port = await tg.start(serve_echo, 0, answers)
+                async with H11EchoClient("127.0.0.1", port) as client:
+                    assert await client.call() == answer_body(answers)
+                    assert await client.call() == answer_body(answers)
+                    assert len(client._idle) == 1  # one call at a time: one connection
+                    async with anyio.create_task_group() as calls:
+                        for _ in range(3):
+                            calls.start_soon(client.call)
+                    assert len(client._idle) == 3
+                tg.cancel_scope.cancel()
 
 
 def test_bench_http_writes_json(tmp_path: Path) -> None:
@@ -43,7 +69,9 @@ def test_bench_http_writes_json(tmp_path: Path) -> None:
         ours = {http.CORE, http.CORE_LEGACY}
         # The SDK and FastMCP come with the test extra; they run on asyncio only.
         others = {http.SDK, http.SDK_LEGACY, http.FASTMCP} if backend == "asyncio" else set()
-        assert set(results) == ours | others
+        # The h11 echo, the floor, runs on every backend.
+        assert set(results) == ours | others | {http.ECHO}
+        assert "mcp-core / h11 echo" in case["ratios"]
         for result in results.values():
             # Figures are per call: a batch of 1 operation is one burst of calls.
             assert result["batch_size"] == http.CALLS_PER_OP[int(in_flight)]
@@ -53,5 +81,10 @@ def test_bench_http_writes_json(tmp_path: Path) -> None:
             assert result["latency"]["p50_us"] > 0
     (peaks,) = layer["measurements"]
     assert peaks["unit"] == "MiB"
-    assert {"mcp-core (asyncio, JSON)", "mcp-core (trio, SSE)"} <= set(peaks["values"])
+    assert {
+        "mcp-core (asyncio, JSON)",
+        "mcp-core (trio, SSE)",
+        "h11 echo (asyncio, JSON)",
+        "h11 echo (trio, SSE)",
+    } <= set(peaks["values"])
     assert set(peaks["ratios"]) == {"SDK / mcp-core (JSON)", "SDK / mcp-core (SSE)"}
