@@ -371,6 +371,7 @@ class Exchange:
                 "retry once earlier requests are answered",
                 INTERNAL_ERROR,
                 data={"maxRequestsInFlight": limit},
+                request_id=message.id,
             )
         incoming[message.id] = _Incoming(message.method, progress_token, modern)
 

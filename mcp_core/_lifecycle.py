@@ -39,6 +39,9 @@
 # (the "serve_stateless" action of NEW, where a stateless server stays), and a
 # client is READY once server/discover named a version it speaks.
 #
+# docs/lifecycle.md is generated from the table (render()): a diagram of the
+# transitions and every row.
+#
 # The sessions consult the table only off the hot path: while READY (and, for a
 # stateless server, NEW), the rows of ordinary requests, notifications and
 # answers are called directly, and tests/test_lifecycle_table.py checks that those
@@ -60,7 +63,7 @@ __all__ = [
     "KINDS",
     "ROLES",
     "compile_rules",
-    "diagram",
+    "render",
 ]
 
 
@@ -354,8 +357,6 @@ UNREACHABLE: Final[dict[tuple[str, SessionState, str], str]] = {
 """(role, state, kind) triples missing from TABLE because they cannot arise, and why.
 Should one arise anyway, it gets the missing-entry treatment."""
 
-DEAD_STATES: Final = (CLOSED, ERROR)
-
 Action = Callable[..., Any]
 Compiled = dict[SessionState, dict[str, tuple[Action, SessionState | None]]]
 
@@ -383,28 +384,64 @@ def compile_rules(cls: type, role: str) -> tuple[Compiled, Compiled]:
     return received, local
 
 
-def diagram() -> str:
-    """The table as text: per role, every transition that changes the state.
+def render() -> str:
+    """The table as a Markdown page: a diagram of the transitions, then every row.
 
-    Rows that keep the state (answers, refusals, notifications) are left out;
-    TABLE lists them all. docs/lifecycle.md holds this text, and a test keeps the
-    two the same.
+    docs/lifecycle.md is this text; a test keeps the two the same.
     """
-    lines: list[str] = []
+    lines = [
+        "# The session lifecycle",
+        "",
+        "Generated from `mcp_core/_lifecycle.py` (`TABLE`) by",
+        "`mcp_core._lifecycle.render()`; tests/test_lifecycle_table.py keeps it current.",
+        "States: NEW, INITIALIZING, READY, CLOSED, ERROR (2025-11-25 basic/lifecycle.mdx).",
+        "",
+        "## Transitions",
+        "",
+        "Rows that change the state; `a | b` after an action: the payload decides.",
+        "",
+        "```",
+    ]
     for role in ROLES:
-        lines.append(f"{role}:")
+        lines.append(role)
+        groups: dict[tuple[str, str, str], list[str]] = {}
         for state in SessionState:
             for kind in KINDS[role]:
                 rule = TABLE.get((role, state, kind))
                 if rule is None:
                     continue
                 targets = rule.next if isinstance(rule.next, tuple) else (rule.next,)
-                moved = [t.name for t in targets if t is not state]
-                if not moved:
+                if targets == (state,):
                     continue
-                stays = " (or stays)" if state in targets else ""
-                lines.append(
-                    f"  {state.name:<12} --{kind}--> {' | '.join(moved)}{stays}  [{rule.action}]"
-                )
+                to = " | ".join(t.name for t in targets)
+                froms = groups.setdefault((kind, rule.action, to), [])
+                froms.append(state.name)
+        merged: dict[tuple[str, str, str], list[str]] = {}
+        for (kind, action, to), sources in groups.items():
+            merged.setdefault(("|".join(sources), action, to), []).append(kind)
+        for (source, action, to), kinds in merged.items():
+            lines.append(f"  {source} --{', '.join(kinds)}--> {to}  [{action}]")
         lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    lines[-1] = "```"
+    lines += [
+        "",
+        "## Every row",
+        "",
+        "Missing (role, state, kind): a received message is refused with -32600 (a",
+        "request gets the error reply), a send raises LocalProtocolError.",
+        "",
+        "| role | state | kind | action | next |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for role in ROLES:
+        for state in SessionState:
+            for kind in KINDS[role]:
+                rule = TABLE.get((role, state, kind))
+                if rule is None:
+                    why = UNREACHABLE.get((role, state, kind), "")
+                    lines.append(f"| {role} | {state.name} | {kind} | (missing: {why}) | |")
+                    continue
+                targets = rule.next if isinstance(rule.next, tuple) else (rule.next,)
+                to = " \\| ".join(t.name for t in targets)
+                lines.append(f"| {role} | {state.name} | {kind} | {rule.action} | {to} |")
+    return "\n".join(lines) + "\n"
