@@ -110,6 +110,7 @@ class ClientOpening(BaseSession):
         self._legacy = tuple(r for r in config.revisions if r in LEGACY_REVISIONS)
         self._probe_id: RequestId | None = None
         self._probe_timeout: float | None = None
+        self._started = False
         self._meta: dict[str, Any] = {}
 
     # --- opening ----------------------------------------------------------------------
@@ -125,7 +126,14 @@ class ClientOpening(BaseSession):
 
         Returns:
             The id of the request sent.
+
+        Raises:
+            LocalProtocolError: the session was opened already (start() twice, or
+                after initialize() or discover()).
         """
+        if self.state is not SessionState.NEW or self._pending or self._started:
+            raise LocalProtocolError("start() opens a new session, once")
+        self._started = True
         if self._modern:
             request_id = self.discover(self._modern[-1], now=now, timeout=timeout)
             if self._legacy:
@@ -319,13 +327,15 @@ class ClientOpening(BaseSession):
 
     def handle_timeouts(self, now: float) -> list[Event]:
         """Expire overdue requests; a dual-era probe that timed out falls back to
-        initialize instead of being reported."""
+        initialize instead of being reported (unless our caller has sent initialize
+        meanwhile: then it is dropped)."""
         probe = self._probe_id
         events = super().handle_timeouts(now)
         if probe is not None and any(getattr(e, "id", None) == probe for e in events):
             self._probe_id = None
             events = [e for e in events if getattr(e, "id", None) != probe]
-            self.initialize(now=now, timeout=self._probe_timeout)
+            if self.state is SessionState.NEW:
+                self.initialize(now=now, timeout=self._probe_timeout)
         return events
 
     def _bad_result(self, request_id: RequestId, method: str, why: str) -> list[Event]:
