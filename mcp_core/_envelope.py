@@ -27,7 +27,7 @@ from ._types_base import (
 from ._types_server import CacheableResult, SubscriptionFilter
 
 __all__ = [
-    "ClientCache",
+    "cached_client_of",
     "client_from_meta",
     "discover_result",
     "finish_result",
@@ -89,13 +89,17 @@ def client_from_meta(meta: dict[str, Any], request_id: RequestId) -> ClientInfo:
     return ClientInfo(capabilities=capabilities, info=info, log_level=level)
 
 
-def finish_result(
-    result: Any, method: str, config: ServerConfig, extra: dict[str, Any] | None
-) -> Any:
-    """A 2026-07-28 result as it goes out: resultType always, ``extra`` (serverInfo)
-    merged into _meta, and for cacheable results ttlMs and cacheScope from
-    ``config`` where the handler set none (2026-07-28 schema.json CacheableResult:
-    both required; server/utilities/caching.mdx)."""
+def finish_result(session: Any, result: Any, method: str) -> Any:
+    """A 2026-07-28 result as it goes out: resultType always, serverInfo merged into
+    _meta (unless configured off), and for cacheable results ttlMs and cacheScope
+    from the config where the handler set none (2026-07-28 schema.json
+    CacheableResult: both required; server/utilities/caching.mdx).
+
+    ServerSession takes this function as its ``_finish_result`` method (``session``
+    is the ServerSession), which spares every modern answer a call.
+    """
+    config: ServerConfig = session.config
+    extra = session._server_meta if config.server_info_in_results else None
     if isinstance(result, CacheableResult):
         if result.ttl_ms is UNSET:
             result = msgspec.structs.replace(result, ttl_ms=config.result_ttl_ms)
@@ -123,59 +127,51 @@ def finish_result(
     return result
 
 
-class ClientCache:
-    """The client of the last 2026-07-28 request, for the next one.
+def cached_client_of(session: Any, meta: dict[str, Any], message: Request) -> ClientInfo:
+    """The client that sent ``message``, whose params' _meta is ``meta``.
 
-    A client sends the same capabilities and identity with every request, and
-    converting them costs more than the rest of the request, so the last ClientInfo
-    is kept, with a key that only the very same input matches: a hit returns what
-    client_from_meta would build. (Input it refuses is never kept, so neither is an
-    absent or null clientCapabilities.)
+    ServerSession takes this function as its ``_client_of`` method: the client of
+    its last 2026-07-28 request is kept on the session (``_client_last``, with the
+    key ``_client_key`` of the input it came from) for the next one. A client sends
+    the same capabilities and identity with every request, and converting them costs
+    more than the rest of the request; only the very same input matches the key, so
+    a hit returns what client_from_meta would build. (Input it refuses is never
+    kept, so neither is an absent or null clientCapabilities.)
+
+    Raises:
+        RemoteProtocolError: -32602, the envelope is missing or malformed.
     """
-
-    __slots__ = ("_key", "_last")
-
-    def __init__(self) -> None:
-        self._key: bytes | None = None
-        self._last: ClientInfo | None = None
-
-    def of(self, meta: dict[str, Any], message: Request) -> ClientInfo:
-        """The client that sent ``message``, whose params' _meta is ``meta``.
-
-        Raises:
-            RemoteProtocolError: -32602, the envelope is missing or malformed.
-        """
-        caps = meta.get(CLIENT_CAPABILITIES_KEY)
-        info = meta.get(CLIENT_INFO_KEY)
-        level = meta.get(LOG_LEVEL_KEY)
-        last = self._last
-        key: bytes | None = None
-        if type(message.params) is msgspec.Raw:
-            # Read off the wire, so plain JSON values, which their msgpack encoding
-            # tells apart exactly (unlike ==, for which 1 == 1.0 == True, or JSON,
-            # which writes an infinite float as null). Absent and null read alike.
-            # A value msgpack cannot write (an integer past 64 bits) is not kept.
-            try:
-                key = _msgpack.encode((caps, info, level))
-            except Exception:
-                key = None
-            if key is not None and key == self._key:
-                assert last is not None
-                return last
-        elif (
-            # In memory: the very objects of the last ClientInfo, frozen Structs of
-            # the target types, which msgspec.convert hands back as they are.
-            last is not None
-            and caps is last.capabilities
-            and info is last.info
-            and level is last.log_level
-            and type(caps) is ClientCapabilities
-            and (info is None or type(info) is Implementation)
-        ):
+    caps = meta.get(CLIENT_CAPABILITIES_KEY)
+    info = meta.get(CLIENT_INFO_KEY)
+    level = meta.get(LOG_LEVEL_KEY)
+    last: ClientInfo | None = session._client_last
+    key: bytes | None = None
+    if type(message.params) is msgspec.Raw:
+        # Read off the wire, so plain JSON values, which their msgpack encoding
+        # tells apart exactly (unlike ==, for which 1 == 1.0 == True, or JSON,
+        # which writes an infinite float as null). Absent and null read alike.
+        # A value msgpack cannot write (an integer past 64 bits) is not kept.
+        try:
+            key = _msgpack.encode((caps, info, level))
+        except Exception:
+            key = None
+        if key is not None and key == session._client_key:
+            assert last is not None
             return last
-        client = client_from_meta(meta, message.id)
-        self._key, self._last = key, client
-        return client
+    elif (
+        # In memory: the very objects of the last ClientInfo, frozen Structs of
+        # the target types, which msgspec.convert hands back as they are.
+        last is not None
+        and caps is last.capabilities
+        and info is last.info
+        and level is last.log_level
+        and type(caps) is ClientCapabilities
+        and (info is None or type(info) is Implementation)
+    ):
+        return last
+    client = client_from_meta(meta, message.id)
+    session._client_key, session._client_last = key, client
+    return client
 
 
 def grant_filter(

@@ -27,7 +27,7 @@ from typing import Any, Final
 import msgspec
 from msgspec import UNSET
 
-from ._envelope import ClientCache, discover_result, finish_result, grant_filter, request_meta
+from ._envelope import cached_client_of, discover_result, finish_result, grant_filter, request_meta
 from ._errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -89,9 +89,6 @@ __all__ = ["ServerConfig", "ClientInfo", "ServerSession", "LOG_LEVELS"]
 
 _NEW: Final = SessionState.NEW
 
-# The requests that the lifecycle table tells apart from "other request".
-_LIFECYCLE_REQUESTS: Final = frozenset({"initialize", "ping"})
-
 # Legacy requests that the core answers or that change the session on the way in.
 _LEGACY_SPECIAL: Final = frozenset(
     {"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
@@ -126,23 +123,26 @@ class ServerSession(BaseSession):
         self._gated: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
         self._gated_config = config
         # The last client read from a modern request's _meta (see ClientCache).
-        self._clients = ClientCache()
+        # The client of the last 2026-07-28 request (see cached_client_of).
+        self._client_key: bytes | None = None
+        self._client_last: ClientInfo | None = None
 
     # --- receiving requests -----------------------------------------------------------
 
     def _on_request(self, message: Request, now: float) -> list[Event]:
+        # The rows of READY (ping and other requests: serve_legacy) and of NEW
+        # (other requests: serve_stateless) are the hot paths of the two eras and
+        # change no state, so they are called directly; the rest asks the table.
+        state = self.state
         method = message.method
-        if method not in _LIFECYCLE_REQUESTS:
-            # The table's "other request" rows of READY and NEW, called directly:
-            # they are the hot path of each era, and neither changes the state.
-            state = self.state
-            if state is _READY:
+        if state is _READY:
+            if method != "initialize":
                 return self._serve_legacy(message, now)
-            if state is _NEW:
-                return self._serve_stateless(message, now)
-            return self._step(OTHER_REQUEST, message, now)
-        kind = INITIALIZE_REQUEST if method == "initialize" else PING_REQUEST
-        return self._step(kind, message, now)
+        elif state is _NEW and method != "initialize" and method != "ping":
+            return self._serve_stateless(message, now)
+        if method == "initialize":
+            return self._step(INITIALIZE_REQUEST, message, now)
+        return self._step(PING_REQUEST if method == "ping" else OTHER_REQUEST, message, now)
 
     # Lifecycle actions (rows of _lifecycle.TABLE name them without the underscore).
 
@@ -326,7 +326,7 @@ class ServerSession(BaseSession):
                 data={"supported": list(reversed(self.config.revisions)), "requested": version},
             )
         assert meta is not None
-        client = self._clients.of(meta, message)
+        client = self._client_of(meta, message)
         decoder = self._gate(message, version)
         if params is None:
             params = decode_params(message, decoder)
@@ -358,9 +358,8 @@ class ServerSession(BaseSession):
             )
         ]
 
-    def _finish_result(self, result: Any, method: str) -> Any:
-        extra = self._server_meta if self.config.server_info_in_results else None
-        return finish_result(result, method, self.config, extra)
+    _finish_result = finish_result  # 2026-07-28 results on their way out (_envelope.py)
+    _client_of = cached_client_of  # the client of a 2026-07-28 request (_envelope.py)
 
     # --- receiving notifications ------------------------------------------------------
 
