@@ -42,10 +42,10 @@
 # docs/lifecycle.md is generated from the table (render()): a diagram of the
 # transitions and every row.
 #
-# The sessions consult the table only off the hot path: while READY (and, for a
-# stateless server, NEW), the rows of ordinary requests, notifications and
-# answers are called directly, and tests/test_lifecycle_table.py checks that those
-# shortcuts are exactly the table's rows.
+# The sessions consult the table only off the hot path: while READY the rows of
+# ordinary requests, notifications and answers are called directly (and in NEW,
+# for a stateless server, the row of ordinary requests); tests/test_lifecycle_table.py
+# checks that those shortcuts are exactly the table's rows.
 
 from __future__ import annotations
 
