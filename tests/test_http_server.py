@@ -9,7 +9,6 @@ synchronise.
 from __future__ import annotations
 
 import logging
-
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
