@@ -76,7 +76,8 @@ class Settings:
         iterations: a fixed batch size, skipping calibration (for tests).
         latency_samples: single calls timed per implementation for percentiles.
         backends: the event loops the async layers run on.
-        scaling: also run the scaling cases (256 in flight, message sizes).
+        scaling: also run what only the full run has: 256 in flight, message
+            sizes, JSON answers over HTTP, 10,000 sessions for the memory layer.
     """
 
     runs: int

@@ -67,7 +67,7 @@ RATIOS: Final = {
 
 BACKENDS: Final = ("asyncio", "trio")
 IN_FLIGHT: Final = (1, 16, 256)
-CALLS_PER_OP: Final = {1: 64, 16: 256, 256: 1024}
+CALLS_PER_OP: Final = {1: 32, 16: 128, 256: 1024}
 """Calls in one timed operation, per concurrency; all in flight at once from
 ``IN_FLIGHT`` tasks, each making its share one after another."""
 

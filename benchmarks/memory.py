@@ -38,7 +38,7 @@ CORE: Final = "mcp-core"
 SDK: Final = "mcp SDK"
 FASTMCP: Final = "FastMCP"
 SESSIONS: Final = 10_000
-QUICK_SESSIONS: Final = 1_000
+QUICK_SESSIONS: Final = 500
 WARM_UP_SESSIONS: Final = 50
 """Opened first, out of the count: 10,000 in all is the SDK's and FastMCP's default cap."""
 CONNECTIONS: Final = 8

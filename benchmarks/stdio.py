@@ -65,7 +65,7 @@ RATIOS: Final = {
 
 BACKENDS: Final = ("asyncio", "trio")
 IN_FLIGHT: Final = (1, 16)
-CALLS_PER_OP: Final = {1: 32, 16: 256}
+CALLS_PER_OP: Final = {1: 16, 16: 128}
 """Calls in one timed operation, per concurrency; all in flight at once from
 ``IN_FLIGHT`` tasks, each making its share one after another."""
 

@@ -1,20 +1,9 @@
 # The client side of a connection, for both protocol eras.
 #
-# Theory of operation. A client talks to servers of either era. start() picks the
-# opening move from what the client supports:
+# Theory of operation. ClientOpening (_client_opening.py) opens the session: era
+# detection (server/discover, falling back to initialize) and the legacy handshake.
+# What follows the opening is here.
 #
-#   modern and legacy revisions: probe with server/discover carrying our newest
-#       revision in _meta (2026-07-28 basic/transports/stdio.mdx "Backward
-#       Compatibility"). A DiscoverResult, or an UnsupportedProtocolVersionError
-#       naming a modern revision we share, means a modern server; any other error,
-#       or no answer before the probe's timeout, means a legacy server, and we fall
-#       back to initialize.
-#   legacy only: initialize at once.
-#   modern only: server/discover, with no fallback.
-#
-# The era, once known, is kept for the life of the session (versioning.mdx: it is a
-# property of the server). In the legacy era the handshake follows 2025-11-25
-# basic/lifecycle.mdx: we refuse a protocol version we do not speak (sticky ERROR).
 # In the modern era every request carries the version, our capabilities and our
 # identity in _meta, and results carry resultType: absent means complete (older
 # servers), "input_required" is a multi round-trip step (InputRequired event), any
@@ -31,27 +20,22 @@ from typing import Any, Final
 import msgspec
 from msgspec import UNSET
 
+from ._client_opening import ClientConfig, ClientOpening
 from ._errors import (
-    INVALID_PARAMS,
     METHOD_NOT_FOUND,
-    UNSUPPORTED_PROTOCOL_VERSION,
     LocalProtocolError,
     RemoteProtocolError,
 )
 from ._events import (
-    ErrorReceived,
     Event,
-    HandshakeCompleted,
     InputRequired,
     NotificationReceived,
-    ProtocolViolation,
     RequestReceived,
     ResponseReceived,
 )
+from ._exchange import progress_token_of, with_meta
 from ._jsonrpc import (
     DEFAULT_LIMITS,
-    ErrorObject,
-    ErrorResponse,
     Limits,
     Notification,
     Request,
@@ -59,26 +43,22 @@ from ._jsonrpc import (
     Response,
     decode_result,
 )
-from ._methods import LEGACY_REVISIONS, REVISIONS, method_spec, result_decoder
-from ._server_session import _NEEDS_SERVER_CAPABILITY, _has_capability
+from ._lifecycle import (
+    INITIALIZE_REQUEST,
+    INITIALIZED_NOTIFICATION,
+    OTHER_NOTIFICATION,
+    OTHER_REQUEST,
+    PING_REQUEST,
+    SEND_NOTIFICATION,
+    SEND_PING,
+    SEND_REQUEST,
+)
+from ._methods import method_spec, result_decoder
+from ._server_config import NEEDS_CLIENT_CAPABILITY, NEEDS_SERVER_CAPABILITY, has_capability
 from ._session import (
     _READY,
-    CLIENT_CAPABILITIES_KEY,
-    CLIENT_INFO_KEY,
-    LOG_LEVEL_KEY,
-    PROTOCOL_VERSION_KEY,
-    BaseSession,
-    SessionState,
-    progress_token_of,
-    with_meta,
 )
 from ._types_base import (
-    ClientCapabilities,
-    DiscoverResult,
-    Implementation,
-    InitializeRequestParams,
-    InitializeResult,
-    RequestParams,
     Result,
     ServerCapabilities,
 )
@@ -87,31 +67,7 @@ from ._types_client import InputRequiredResult
 __all__ = ["ClientConfig", "ClientSession"]
 
 
-class ClientConfig(msgspec.Struct, frozen=True, kw_only=True):
-    """What a client says about itself.
-
-    Attributes:
-        client_info: name and version, sent in the handshake or every request.
-        capabilities: what the client offers (roots, sampling, elicitation).
-        revisions: protocol revisions we speak, oldest first; the newest is
-            preferred. The default is all of them: the client talks to both eras.
-    """
-
-    client_info: Implementation
-    capabilities: ClientCapabilities = ClientCapabilities()
-    revisions: tuple[str, ...] = REVISIONS
-
-
-# Which client capability a server request needs (2025-11-25 client/*.mdx).
-_NEEDS_CLIENT_CAPABILITY: Final[dict[str, str]] = {
-    "sampling/createMessage": "sampling",
-    "elicitation/create": "elicitation",
-    "roots/list": "roots",
-}
-
 _input_required_decoder: Final = msgspec.json.Decoder(InputRequiredResult)
-_initialize_decoder: Final = msgspec.json.Decoder(InitializeResult)
-_discover_decoder: Final = msgspec.json.Decoder(DiscoverResult)
 
 
 class _ResultTypeProbe(msgspec.Struct, rename="camel"):
@@ -121,7 +77,7 @@ class _ResultTypeProbe(msgspec.Struct, rename="camel"):
 _probe_decoder: Final = msgspec.json.Decoder(_ResultTypeProbe)
 
 
-class ClientSession(BaseSession):
+class ClientSession(ClientOpening):
     """The client half of an MCP connection, sans I/O.
 
     Call start() (or initialize()/discover()), write out messages_to_send(), feed
@@ -132,98 +88,12 @@ class ClientSession(BaseSession):
     our_role = "client"
 
     def __init__(self, config: ClientConfig, limits: Limits = DEFAULT_LIMITS) -> None:
-        super().__init__(limits)
-        self.config = config
-        #: "legacy" or "modern" once known.
-        self.era: str | None = None
-        self.server_capabilities: ServerCapabilities | None = None
-        self.server_info: Implementation | None = None
-        self.instructions: str | None = None
-        #: Least severe log level we want (modern: sent in every request's _meta).
-        self.log_level: str | None = None
-        self._modern = tuple(r for r in config.revisions if r not in LEGACY_REVISIONS)
-        self._legacy = tuple(r for r in config.revisions if r in LEGACY_REVISIONS)
-        self._probe_id: RequestId | None = None
-        self._probe_timeout: float | None = None
-        self._meta: dict[str, Any] = {}
+        super().__init__(config, limits)
         # method -> result decoder, for the requests that passed every check of
         # send_request under the revision and server capabilities below; see _route.
         self._routes: dict[str, msgspec.json.Decoder[Any]] = {}
         self._routed_revision: str | None = None
         self._routed_capabilities: ServerCapabilities | None = None
-
-    # --- opening ----------------------------------------------------------------------
-
-    def start(self, now: float = 0.0, timeout: float | None = None) -> RequestId:
-        """Open the session the way our supported revisions call for.
-
-        Args:
-            now: the current time.
-            timeout: how long to wait for each opening request. For a dual-era
-                client it bounds the server/discover probe, after which we fall
-                back to initialize (a silent legacy server never answers it).
-
-        Returns:
-            The id of the request sent.
-        """
-        if self._modern:
-            request_id = self.discover(self._modern[-1], now=now, timeout=timeout)
-            if self._legacy:
-                self._probe_id = request_id
-                self._probe_timeout = timeout
-            return request_id
-        return self.initialize(now=now, timeout=timeout)
-
-    def initialize(self, now: float = 0.0, timeout: float | None = None) -> RequestId:
-        """Send initialize with our newest legacy revision (legacy handshake).
-
-        Raises:
-            LocalProtocolError: the session was already opened, or we speak no
-                legacy revision.
-        """
-        if self.state is not SessionState.NEW or not self._legacy:
-            raise LocalProtocolError("initialize is only sent once, by a legacy-capable client")
-        self.state = SessionState.INITIALIZING
-        params = InitializeRequestParams(
-            protocol_version=self._legacy[-1],
-            capabilities=self.config.capabilities,
-            client_info=self.config.client_info,
-        )
-        return self._queue_request(
-            "initialize", params, _initialize_decoder, now, timeout, progress=False
-        )
-
-    def discover(
-        self, version: str | None = None, *, now: float = 0.0, timeout: float | None = None
-    ) -> RequestId:
-        """Send server/discover under ``version`` (default: our newest).
-
-        Raises:
-            LocalProtocolError: we speak no modern revision, or not ``version``.
-        """
-        self._check_open()
-        version = version or (self._modern[-1] if self._modern else None)
-        if version is None or version not in self._modern:
-            raise LocalProtocolError(f"we do not speak a modern revision {version!r}")
-        meta = self._meta_for(version)
-        return self._queue_request(
-            "server/discover",
-            RequestParams(meta=meta),
-            _discover_decoder,
-            now,
-            timeout,
-            progress=False,
-        )
-
-    def _meta_for(self, version: str) -> dict[str, Any]:
-        meta: dict[str, Any] = {
-            PROTOCOL_VERSION_KEY: version,
-            CLIENT_CAPABILITIES_KEY: self.config.capabilities,
-            CLIENT_INFO_KEY: self.config.client_info,
-        }
-        if self.log_level is not None:
-            meta[LOG_LEVEL_KEY] = self.log_level
-        return meta
 
     # --- sending ----------------------------------------------------------------------
 
@@ -271,15 +141,16 @@ class ClientSession(BaseSession):
 
     def _route(self, method: str) -> msgspec.json.Decoder[Any]:
         # Every check of send_request, in order; the result decoder if all pass.
-        self._check_open()
-        revision = self.revision
-        if self.state is not SessionState.READY or revision is None:
-            raise LocalProtocolError("the session is not ready: wait for HandshakeCompleted")
+        if self.state is not _READY:
+            self._local(SEND_PING if method == "ping" else SEND_REQUEST, method)
+        # Before READY only a ping gets here (initialize is out): in our newest
+        # legacy revision, the one we offered.
+        revision = self.revision or self._legacy[-1]
         spec = method_spec(method, revision)
         if spec is None or spec.sender == "server" or spec.kind != "request":
             raise LocalProtocolError(f"no client request {method!r} in revision {revision}")
-        needs = _NEEDS_SERVER_CAPABILITY.get(method)
-        if needs is not None and not _has_capability(self.server_capabilities, *needs):
+        needs = NEEDS_SERVER_CAPABILITY.get(method)
+        if needs is not None and not has_capability(self.server_capabilities, *needs):
             flag = f".{needs[1]}" if needs[1] else ""
             raise LocalProtocolError(f"the server did not declare {needs[0]}{flag}")
         decoder = result_decoder(spec) if spec.result_type is not None else _any
@@ -295,10 +166,12 @@ class ClientSession(BaseSession):
         """Send a notification (roots/list_changed needs our roots.listChanged).
 
         Raises:
-            LocalProtocolError: the session is closed, or the capability is missing.
+            LocalProtocolError: the session is closed or broken, or the capability
+                is missing.
         """
-        self._check_open()
-        if method == "notifications/roots/list_changed" and not _has_capability(
+        if self.state is not _READY:
+            self._local(SEND_NOTIFICATION, method)
+        if method == "notifications/roots/list_changed" and not has_capability(
             self.config.capabilities, "roots", "listChanged"
         ):
             raise LocalProtocolError("roots/list_changed needs the roots.listChanged capability")
@@ -324,10 +197,6 @@ class ClientSession(BaseSession):
         if pending is None:
             return self._unexpected_answer(message.id)
         method = pending.method
-        if method == "initialize":
-            return self._on_initialize_result(message, now)
-        if method == "server/discover" and self.era is None:
-            return self._on_discover_result(message, now)
         try:
             result = decode_result(message, pending.decoder)
         except RemoteProtocolError as exc:
@@ -348,137 +217,37 @@ class ClientSession(BaseSession):
             return self._bad_result(message.id, method, exc.message)
         return [InputRequired(id=message.id, method=method, result=required)]
 
-    def _bad_result(self, request_id: RequestId, method: str, why: str) -> list[Event]:
-        error = ErrorObject(code=INVALID_PARAMS, message=f"invalid result: {why}")
-        return [
-            ProtocolViolation(code=INVALID_PARAMS, message=error.message, id=request_id),
-            ErrorReceived(id=request_id, method=method, error=error, local=True),
-        ]
-
-    def _on_initialize_result(self, message: Response, now: float) -> list[Event]:
-        try:
-            result = decode_result(message, _initialize_decoder)
-        except RemoteProtocolError as exc:
-            self.state = SessionState.ERROR
-            return self._bad_result(message.id, "initialize", exc.message)
-        if result.protocol_version not in self._legacy:
-            # 2025-11-25 basic/lifecycle.mdx: a client that does not support the
-            # server's version SHOULD disconnect.
-            self.state = SessionState.ERROR
-            return self._bad_result(
-                message.id,
-                "initialize",
-                f"server chose protocol version {result.protocol_version!r}, "
-                f"which we do not speak ({', '.join(self._legacy)})",
-            )
-        self.era = "legacy"
-        self.revision = result.protocol_version
-        self.server_capabilities = result.capabilities
-        self.server_info = result.server_info
-        self.instructions = None if result.instructions is UNSET else result.instructions
-        self.state = SessionState.READY
-        self._out.append(Notification(method="notifications/initialized"))
-        return [
-            HandshakeCompleted(
-                revision=result.protocol_version,
-                peer_capabilities=result.capabilities,
-                peer_info=result.server_info,
-                instructions=self.instructions,
-            )
-        ]
-
-    def _on_discover_result(self, message: Response, now: float) -> list[Event]:
-        self._probe_id = None
-        try:
-            result = decode_result(message, _discover_decoder)
-        except RemoteProtocolError as exc:
-            if self._legacy:
-                return self._fall_back(now)
-            return self._bad_result(message.id, "server/discover", exc.message)
-        return self._choose_version(result.supported_versions, now, result)
-
-    def _choose_version(
-        self, supported: list[str], now: float, discovered: DiscoverResult | None
-    ) -> list[Event]:
-        common = [r for r in self._modern if r in supported]
-        if not common:
-            if self._legacy and any(r in supported for r in self._legacy):
-                self.initialize(now=now, timeout=self._probe_timeout)
-                return []
-            self.state = SessionState.ERROR
-            return [
-                ProtocolViolation(
-                    code=UNSUPPORTED_PROTOCOL_VERSION,
-                    message=f"no protocol version in common: server speaks {supported}",
-                )
-            ]
-        version = common[-1]
-        if discovered is None:
-            # The server refused our version but named one we share: ask again.
-            self.discover(version, now=now, timeout=self._probe_timeout)
-            return []
-        self.era = "modern"
-        self.revision = version
-        self._meta = self._meta_for(version)
-        self.server_capabilities = discovered.capabilities
-        meta = discovered.meta if isinstance(discovered.meta, dict) else {}
-        info = meta.get("io.modelcontextprotocol/serverInfo")
-        try:
-            self.server_info = None if info is None else msgspec.convert(info, Implementation)
-        except msgspec.ValidationError:
-            self.server_info = None
-        self.instructions = None if discovered.instructions is UNSET else discovered.instructions
-        self.state = SessionState.READY
-        return [
-            HandshakeCompleted(
-                revision=version,
-                peer_capabilities=discovered.capabilities,
-                peer_info=self.server_info,
-                instructions=self.instructions,
-            )
-        ]
-
-    def _fall_back(self, now: float) -> list[Event]:
-        if not self._legacy or self.state is not SessionState.NEW:
-            return []
-        self.initialize(now=now, timeout=self._probe_timeout)
-        return []
-
-    def _on_error(self, message: ErrorResponse, method: str | None, now: float) -> list[Event]:
-        if method == "server/discover" and self.era is None:
-            return self._on_discover_error(message, now)
-        if method == "initialize":
-            self.state = SessionState.ERROR
-        return [ErrorReceived(id=message.id, method=method, error=message.error)]
-
-    def _on_discover_error(self, message: ErrorResponse, now: float) -> list[Event]:
-        error = message.error
-        self._probe_id = None
-        if error.code == UNSUPPORTED_PROTOCOL_VERSION and isinstance(error.data, dict):
-            supported = error.data.get("supported")
-            if isinstance(supported, list):
-                return self._choose_version([str(v) for v in supported], now, None)
-        if self._legacy:
-            # Any other error: a legacy server (stdio.mdx "Backward Compatibility").
-            self.initialize(now=now, timeout=self._probe_timeout)
-            return []
-        self.state = SessionState.ERROR
-        return [ErrorReceived(id=message.id, method="server/discover", error=error)]
-
-    def handle_timeouts(self, now: float) -> list[Event]:
-        """Expire overdue requests; a dual-era probe that timed out falls back to
-        initialize instead of being reported."""
-        probe = self._probe_id
-        events = super().handle_timeouts(now)
-        if probe is not None and any(getattr(e, "id", None) == probe for e in events):
-            self._probe_id = None
-            events = [e for e in events if getattr(e, "id", None) != probe]
-            self.initialize(now=now, timeout=self._probe_timeout)
-        return events
-
     # --- receiving requests and notifications -----------------------------------------
 
     def _on_request(self, message: Request, now: float) -> list[Event]:
+        if self.state is _READY:  # the table's READY rows, one action for all kinds
+            return self._serve_server_request(message, now)
+        method = message.method
+        if method == "initialize":
+            return self._step(INITIALIZE_REQUEST, message, now)
+        return self._step(PING_REQUEST if method == "ping" else OTHER_REQUEST, message, now)
+
+    def _refuse_server_request(self, message: Request, now: float) -> list[Event]:
+        # No session to serve it in yet (the table's NEW and INITIALIZING rows).
+        raise RemoteProtocolError(
+            f"no server requests outside a legacy session ({message.method!r})",
+            METHOD_NOT_FOUND,
+            request_id=message.id,
+        )
+
+    def _answer_ping(self, message: Request, now: float) -> list[Event]:
+        # 2025-11-25 basic/utilities/ping.mdx: the receiver MUST answer promptly,
+        # with an empty result, even while our initialize awaits its answer.
+        self._admit_request(message, None, modern=False)
+        self.send_response(message.id, Result())
+        return []
+
+    def _refuse_send_not_ready(self, method: str) -> None:
+        raise LocalProtocolError(
+            f"the session is not ready for {method!r}: wait for HandshakeCompleted"
+        )
+
+    def _serve_server_request(self, message: Request, now: float) -> list[Event]:
         method = message.method
         revision = self.revision
         if revision is None or self.era != "legacy":
@@ -494,8 +263,8 @@ class ClientSession(BaseSession):
                 METHOD_NOT_FOUND,
                 request_id=message.id,
             )
-        needs = _NEEDS_CLIENT_CAPABILITY.get(method)
-        if needs is not None and not _has_capability(self.config.capabilities, needs, None):
+        needs = NEEDS_CLIENT_CAPABILITY.get(method)
+        if needs is not None and not has_capability(self.config.capabilities, needs, None):
             raise RemoteProtocolError(
                 f"this client did not declare the {needs!r} capability",
                 METHOD_NOT_FOUND,
@@ -514,6 +283,13 @@ class ClientSession(BaseSession):
         ]
 
     def _on_notification(self, message: Notification, now: float) -> list[Event]:
+        if message.method == "notifications/initialized":
+            return self._step(INITIALIZED_NOTIFICATION, message, now)
+        if self.state is _READY:  # the table's READY row, called directly
+            return self._take_notification(message, now)
+        return self._step(OTHER_NOTIFICATION, message, now)
+
+    def _take_notification(self, message: Notification, now: float) -> list[Event]:
         method = message.method
         if method == "notifications/progress":
             return self._on_progress(message)

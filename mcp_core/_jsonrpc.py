@@ -116,7 +116,9 @@ Message = Request | Notification | Response | ErrorResponse
 
 
 class Limits(msgspec.Struct, frozen=True, kw_only=True):
-    """Limits applied to every incoming message before it is parsed.
+    """Limits on what a peer can make us hold: every incoming message is checked
+    against the first two before it is parsed, every incoming request against the
+    third before it is admitted.
 
     Attributes:
         max_message_bytes: larger messages are refused with -32600. 16 MiB leaves
@@ -126,10 +128,24 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
             serde_json's default recursion limit; MCP payloads (JSON Schemas
             included) stay far below it, and it sits far below the depth at which
             msgspec runs out of stack.
+        max_requests_in_flight: requests of the peer's that a session holds
+            unanswered at once; one more is refused at once with -32603 and never
+            reaches the application (the session goes on). Requests the core
+            answers itself (ping, initialize, logging/setLevel, server/discover)
+            are never refused. 4096: every request in flight holds a handler
+            task, its params and a cancel scope in the runtime, and this bounds
+            that for a peer that sends without waiting for answers. The figure is
+            four times the runtime's default handler concurrency (1024, in
+            transports), so an honest burst queues for a free handler rather than
+            being refused. For comparison, HTTP/2 servers commonly allow 100 to
+            250 concurrent streams per connection (RFC 9113 section 6.5.2
+            recommends no fewer than 100), and an MCP request holds more than a
+            stream does.
     """
 
     max_message_bytes: int = 16 * 1024 * 1024
     max_depth: int = 128
+    max_requests_in_flight: int = 4096
 
 
 DEFAULT_LIMITS: Final = Limits()

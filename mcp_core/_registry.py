@@ -515,13 +515,23 @@ class Registry:
     def capabilities(self) -> ServerCapabilities:
         """What this server offers, from what is registered.
 
-        ``logging`` always (handlers may log through the Context), ``listChanged``
-        on every list feature (the registry can change at run time),
-        ``resources.subscribe`` when enabled, ``completions`` with a handler.
+        ``logging`` always (see below), ``listChanged`` on every list feature (the
+        registry can change at run time), ``resources.subscribe`` when enabled,
+        ``completions`` with a handler.
         """
         listed = ListChangedCapability(list_changed=True)
         resources = self._offers("resources") or self.subscribe
         return ServerCapabilities(
+            # Always, even with nothing registered. 2025-11-25 (and 2026-07-28)
+            # server/utilities/logging.mdx: servers that emit log message
+            # notifications MUST declare the logging capability. Any handler may
+            # log through its Context, handlers can be added after a session has
+            # fixed its capabilities, and whether a handler logs is not knowable
+            # from its signature (the Context also carries progress and
+            # sampling), so declaring it always is the only way never to emit
+            # undeclared. It is also always honoured: the core answers
+            # logging/setLevel (legacy) and reads the per-request logLevel
+            # (2026-07-28) for every server.
             logging={},
             tools=listed if self._offers("tools") else UNSET,
             prompts=listed if self._offers("prompts") else UNSET,

@@ -5,12 +5,13 @@
 # served in one of two eras, decided per request (2026-07-28 basic/versioning.mdx,
 # "A dual-era server selects its behavior from how the client opens"):
 #
-#   legacy  - the connection opened with ``initialize``. The lifecycle table below
-#             governs what may arrive in which state; the revision and the client's
-#             capabilities are the ones the handshake negotiated.
+#   legacy  - the connection opened with ``initialize``. The lifecycle table
+#             (_lifecycle.py) governs what may arrive in which state; the revision
+#             and the client's capabilities are the ones the handshake negotiated.
 #   modern  - no handshake. The request's params._meta carries the protocol
 #             version, the client's capabilities and identity; every request is
-#             checked on its own and nothing is inferred from earlier ones.
+#             checked on its own and nothing is inferred from earlier ones. The
+#             session stays NEW, whose "serve_stateless" row is this check.
 #
 # The core answers on its own what needs no application: initialize, ping,
 # server/discover, logging/setLevel, and the acknowledgement that opens a
@@ -26,6 +27,7 @@ from typing import Any, Final
 import msgspec
 from msgspec import UNSET
 
+from ._envelope import cached_client_of, discover_result, finish_result, grant_filter, request_meta
 from ._errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -35,6 +37,7 @@ from ._errors import (
     RemoteProtocolError,
 )
 from ._events import Event, HandshakeCompleted, NotificationReceived, RequestReceived
+from ._exchange import _cancelled_decoder, progress_token_of, with_meta
 from ._jsonrpc import (
     DEFAULT_LIMITS,
     Limits,
@@ -44,169 +47,52 @@ from ._jsonrpc import (
     Response,
     decode_params,
 )
-from ._methods import LATEST_REVISION, LEGACY_REVISIONS, REVISIONS, method_spec, params_decoder
+from ._lifecycle import (
+    INITIALIZE_REQUEST,
+    INITIALIZED_NOTIFICATION,
+    OTHER_NOTIFICATION,
+    OTHER_REQUEST,
+    PING_REQUEST,
+    SEND_NOTIFICATION,
+    SEND_PING,
+    SEND_REQUEST,
+)
+from ._methods import LATEST_REVISION, LEGACY_REVISIONS, method_spec, params_decoder
+from ._server_config import (
+    FILTER_FIELD,
+    LOG_LEVELS,
+    NEEDS_CLIENT_CAPABILITY,
+    NEEDS_SERVER_CAPABILITY,
+    NOTIFICATION_NEEDS,
+    ClientInfo,
+    ServerConfig,
+    has_capability,
+    uri_of,
+)
 from ._session import (
-    CLIENT_CAPABILITIES_KEY,
-    CLIENT_INFO_KEY,
-    LOG_LEVEL_KEY,
+    _READY,
     PROTOCOL_VERSION_KEY,
     SERVER_INFO_KEY,
     SUBSCRIPTION_ID_KEY,
     BaseSession,
     SessionState,
-    _cancelled_decoder,
-    progress_token_of,
-    with_meta,
 )
 from ._types_base import (
-    ClientCapabilities,
-    DiscoverResult,
-    Implementation,
     InitializeRequestParams,
     InitializeResult,
-    LoggingLevel,
     Result,
     ServerCapabilities,
 )
-from ._types_server import CacheableResult, SubscriptionFilter, SubscriptionsListenRequestParams
+from ._types_server import SubscriptionFilter
 
 __all__ = ["ServerConfig", "ClientInfo", "ServerSession", "LOG_LEVELS"]
 
-LOG_LEVELS: Final[tuple[str, ...]] = (
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-)
-"""Syslog severities, least severe first (server/utilities/logging.mdx)."""
-
-
-class ServerConfig(msgspec.Struct, frozen=True, kw_only=True):
-    """What a server says about itself. One config may serve many sessions.
-
-    Attributes:
-        server_info: name and version, sent in the handshake and in results.
-        capabilities: what the server offers; requests for anything else get -32601.
-        instructions: optional guidance for the model using this server.
-        revisions: protocol revisions served, oldest first. The default is all of
-            them: both eras on one endpoint.
-        discover_ttl_ms: how long a server/discover answer may be cached
-            (2026-07-28 server/utilities/caching.mdx). One minute: capabilities
-            change when the application registers features at run time.
-        discover_cache_scope: "private" because a discover answer may depend on who
-            asks (authorization), and "public" would let shared caches reuse it.
-        result_ttl_ms: the ``ttlMs`` of a 2026-07-28 cacheable result (lists and
-            ``resources/read``) whose handler set none; the schema requires the
-            field and caching.mdx says servers MUST send it. 0, "immediately
-            stale", is what a client assumes when it is absent.
-        result_cache_scope: their ``cacheScope`` likewise; "private" for the same
-            reason as discover's: the server cannot tell whether a handler's answer
-            depends on who asks.
-        server_info_in_results: add serverInfo to every modern result's _meta
-            (2026-07-28 basic/index.mdx: SHOULD, unless configured not to).
-    """
-
-    server_info: Implementation
-    capabilities: ServerCapabilities = ServerCapabilities()
-    instructions: str | None = None
-    revisions: tuple[str, ...] = REVISIONS
-    discover_ttl_ms: int = 60_000
-    discover_cache_scope: str = "private"
-    result_ttl_ms: int = 0
-    result_cache_scope: str = "private"
-    server_info_in_results: bool = True
-
-
-class ClientInfo(msgspec.Struct, frozen=True, kw_only=True):
-    """Who sent a request: from the handshake (legacy) or the request's _meta (modern).
-
-    Attributes:
-        capabilities: the client's declared capabilities.
-        info: the client's name and version, if given.
-        log_level: the least severe log level the client wants, if it said.
-    """
-
-    capabilities: ClientCapabilities
-    info: Implementation | None = None
-    log_level: str | None = None
-
-
-_CACHEABLE: Final = frozenset(
-    {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
-)
-"""Methods whose 2026-07-28 result is a CacheableResult (schema.json)."""
-
-
-# Which server capability an incoming request needs: (capability, sub-flag or None).
-# 2025-11-25 server/*.mdx "Capabilities" sections; a missing key needs none.
-_NEEDS_SERVER_CAPABILITY: Final[dict[str, tuple[str, str | None]]] = {
-    "tools/list": ("tools", None),
-    "tools/call": ("tools", None),
-    "resources/list": ("resources", None),
-    "resources/templates/list": ("resources", None),
-    "resources/read": ("resources", None),
-    "resources/subscribe": ("resources", "subscribe"),
-    "resources/unsubscribe": ("resources", "subscribe"),
-    "prompts/list": ("prompts", None),
-    "prompts/get": ("prompts", None),
-    "logging/setLevel": ("logging", None),
-    "completion/complete": ("completions", None),
-}
-
-# Which client capability a request we send needs (2025-11-25 client/*.mdx).
-_NEEDS_CLIENT_CAPABILITY: Final[dict[str, str]] = {
-    "sampling/createMessage": "sampling",
-    "elicitation/create": "elicitation",
-    "roots/list": "roots",
-}
-
-# Which of our capabilities a notification we send needs.
-_NOTIFICATION_NEEDS: Final[dict[str, tuple[str, str | None]]] = {
-    "notifications/message": ("logging", None),
-    "notifications/tools/list_changed": ("tools", "listChanged"),
-    "notifications/prompts/list_changed": ("prompts", "listChanged"),
-    "notifications/resources/list_changed": ("resources", "listChanged"),
-    "notifications/resources/updated": ("resources", "subscribe"),
-}
-
-# The subscriptions/listen filter field that admits each notification (2026-07-28
-# basic/patterns/subscriptions.mdx "Notification Filter").
-_FILTER_FIELD: Final[dict[str, str]] = {
-    "notifications/tools/list_changed": "tools_list_changed",
-    "notifications/prompts/list_changed": "prompts_list_changed",
-    "notifications/resources/list_changed": "resources_list_changed",
-}
-
-_AUTO_ANSWERED: Final = frozenset({"ping", "logging/setLevel", "server/discover"})
-
-_LEGACY: Final = frozenset(LEGACY_REVISIONS)
+_NEW: Final = SessionState.NEW
 
 # Legacy requests that the core answers or that change the session on the way in.
 _LEGACY_SPECIAL: Final = frozenset(
     {"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
 )
-
-_msgpack: Final = msgspec.msgpack.Encoder()
-
-
-def _has_capability(capabilities: Any, name: str, flag: str | None) -> bool:
-    # Capabilities are Structs (snake_case attributes) whose members may be Structs
-    # or plain objects; flags are given by their wire name ("listChanged").
-    value = getattr(capabilities, name, UNSET)
-    if value is UNSET or value is None:
-        return False
-    if flag is None:
-        return True
-    if isinstance(value, dict):
-        return value.get(flag) is True
-    return getattr(value, _SNAKE.get(flag, flag), UNSET) is True
-
-
-_SNAKE: Final = {"listChanged": "list_changed"}
 
 
 class ServerSession(BaseSession):
@@ -218,6 +104,7 @@ class ServerSession(BaseSession):
     """
 
     our_role = "server"
+    _answered_at_once = frozenset({"ping", "initialize", "logging/setLevel", "server/discover"})
 
     def __init__(self, config: ServerConfig, limits: Limits = DEFAULT_LIMITS) -> None:
         super().__init__(limits)
@@ -235,20 +122,72 @@ class ServerSession(BaseSession):
         # under self._gated_config; see _gate.
         self._gated: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
         self._gated_config = config
-        # The last ClientInfo read from a modern request's _meta, and the key of the
-        # input it came from; see _client_of.
+        # The last client read from a modern request's _meta (see ClientCache).
+        # The client of the last 2026-07-28 request (see cached_client_of).
         self._client_key: bytes | None = None
         self._client_last: ClientInfo | None = None
 
     # --- receiving requests -----------------------------------------------------------
 
     def _on_request(self, message: Request, now: float) -> list[Event]:
-        revision = self.revision
-        if revision is not None and revision in _LEGACY:
-            return self._legacy_request(message, revision)
-        if message.method == "initialize":
-            return self._initialize(message)
-        return self._modern_request(message)
+        # The rows of READY (ping and other requests: serve_legacy) and of NEW
+        # (other requests: serve_stateless) are the hot paths of the two eras and
+        # change no state, so they are called directly; the rest asks the table.
+        state = self.state
+        method = message.method
+        if state is _READY:
+            if method != "initialize":
+                return self._serve_legacy(message, now)
+        elif state is _NEW and method != "initialize" and method != "ping":
+            return self._serve_stateless(message, now)
+        if method == "initialize":
+            return self._step(INITIALIZE_REQUEST, message, now)
+        return self._step(PING_REQUEST if method == "ping" else OTHER_REQUEST, message, now)
+
+    # Lifecycle actions (rows of _lifecycle.TABLE name them without the underscore).
+
+    def _refuse_second_initialize(self, message: Request, now: float) -> list[Event]:
+        # 2025-11-25 basic/lifecycle.mdx: initialize opens the session, once.
+        raise RemoteProtocolError(
+            "the session is already initialized", INVALID_REQUEST, request_id=message.id
+        )
+
+    def _answer_early_ping(self, message: Request, now: float) -> list[Event]:
+        # 2025-11-25 basic/lifecycle.mdx: pings may come before initialize, and
+        # ping.mdx: they MUST be answered promptly. A ping carrying a 2026-07-28
+        # envelope is a modern request like any other (where ping does not exist).
+        meta = request_meta(message)
+        if self._legacy_revisions and (not meta or meta.get(PROTOCOL_VERSION_KEY) is None):
+            self._out.append(Response(id=message.id, result=Result()))
+            return []
+        return self._serve_stateless(message, now)
+
+    def _refuse_send_stateless(self, method: str) -> None:
+        # 2026-07-28 has no server-to-client requests (basic/patterns/mrtr.mdx), and
+        # a legacy session has not begun: there is no one to ask.
+        raise LocalProtocolError(
+            "servers send requests only in a legacy session; in 2026-07-28 "
+            "return an InputRequiredResult instead"
+        )
+
+    def _refuse_send_before_initialized(self, method: str) -> None:
+        # 2025-11-25 basic/lifecycle.mdx: the server SHOULD NOT send requests other
+        # than pings and logging before receiving the initialized notification.
+        raise LocalProtocolError(
+            f"wait for notifications/initialized before sending {method!r} "
+            "(only ping may go before it)"
+        )
+
+    def _complete_handshake(self, message: Notification, now: float) -> list[Event]:
+        # 2025-11-25 basic/lifecycle.mdx: initialized ends the initialization phase.
+        assert self.client is not None and self.revision is not None
+        return [
+            HandshakeCompleted(
+                revision=self.revision,
+                peer_capabilities=self.client.capabilities,
+                peer_info=self.client.info,
+            )
+        ]
 
     def _gate(self, message: Request, revision: str) -> msgspec.json.Decoder[Any]:
         """Refuse (-32601) a request we do not take in ``revision``; else its params decoder."""
@@ -270,8 +209,8 @@ class ServerSession(BaseSession):
                 METHOD_NOT_FOUND,
                 request_id=message.id,
             )
-        needs = _NEEDS_SERVER_CAPABILITY.get(method)
-        if needs is not None and not _has_capability(self.config.capabilities, *needs):
+        needs = NEEDS_SERVER_CAPABILITY.get(method)
+        if needs is not None and not has_capability(self.config.capabilities, *needs):
             raise RemoteProtocolError(
                 f"this server does not offer {needs[0]}"
                 + (f".{needs[1]}" if needs[1] else "")
@@ -290,12 +229,11 @@ class ServerSession(BaseSession):
             self._gated[method, revision] = decoder
         return decoder
 
-    def _legacy_request(self, message: Request, revision: str) -> list[Event]:
+    def _serve_legacy(self, message: Request, now: float) -> list[Event]:
+        # Ping and other requests of an initialized legacy session.
         method = message.method
-        if method == "initialize":
-            raise RemoteProtocolError(
-                "the session is already initialized", INVALID_REQUEST, request_id=message.id
-            )
+        revision = self.revision
+        assert revision is not None
         params = decode_params(message, self._gate(message, revision))
         token = progress_token_of(params) if params.meta else None
         self._admit_request(message, token, modern=False)
@@ -324,7 +262,7 @@ class ServerSession(BaseSession):
             )
         ]
 
-    def _initialize(self, message: Request) -> list[Event]:
+    def _answer_initialize(self, message: Request, now: float) -> list[Event]:
         # 2025-11-25 basic/lifecycle.mdx "Version Negotiation": answer the client's
         # version if we support it, else the latest we support.
         if not self._legacy_revisions:
@@ -340,7 +278,6 @@ class ServerSession(BaseSession):
         requested = params.protocol_version
         revision = requested if requested in self._legacy_revisions else self._legacy_revisions[-1]
         self.revision = revision
-        self.state = SessionState.INITIALIZING
         self.client = ClientInfo(capabilities=params.capabilities, info=params.client_info)
         self._admit_request(message, None, modern=False)
         instructions = self.config.instructions
@@ -355,7 +292,7 @@ class ServerSession(BaseSession):
         )
         return []
 
-    def _modern_request(self, message: Request) -> list[Event]:
+    def _serve_stateless(self, message: Request, now: float) -> list[Event]:
         method = message.method
         # The types are one superset for all revisions, so the newest revision's
         # params type reads the request before we know which revision it claims.
@@ -370,13 +307,11 @@ class ServerSession(BaseSession):
             params = decode_params(message, decoder)
             meta = params.meta if isinstance(params.meta, dict) else None
         else:
-            meta = _request_meta(message)
+            meta = request_meta(message)
         version = meta.get(PROTOCOL_VERSION_KEY) if meta else None
         if version is None:
-            if message.method == "ping" and self._legacy_revisions:
-                # Pings may come before initialize (2025-11-25 basic/lifecycle.mdx).
-                self._out.append(Response(id=message.id, result=Result()))
-                return []
+            # No envelope: a legacy client that skipped initialize (2025-11-25
+            # basic/lifecycle.mdx: initialization MUST be the first interaction).
             raise RemoteProtocolError(
                 f"missing _meta {PROTOCOL_VERSION_KEY!r}"
                 + (" (or send initialize first)" if self._legacy_revisions else ""),
@@ -398,20 +333,19 @@ class ServerSession(BaseSession):
         token = progress_token_of(params)
         self._admit_request(message, token, modern=True)
         if method == "server/discover":
-            instructions = self.config.instructions
-            self.send_response(
-                message.id,
-                DiscoverResult(
-                    supported_versions=list(reversed(self.config.revisions)),
-                    capabilities=self.config.capabilities,
-                    ttl_ms=self.config.discover_ttl_ms,
-                    cache_scope=self.config.discover_cache_scope,  # type: ignore[arg-type]
-                    instructions=UNSET if instructions is None else instructions,
-                ),
-            )
+            self.send_response(message.id, discover_result(self.config))
             return []
         if method == "subscriptions/listen":
-            self._listen(message.id, params)
+            # The server acknowledges the subset it honours, first, tagged with the
+            # subscription id (2026-07-28 basic/patterns/subscriptions.mdx).
+            granted = grant_filter(params.notifications, self.config.capabilities)
+            self.subscriptions[message.id] = granted
+            self._out.append(
+                Notification(
+                    method="notifications/subscriptions/acknowledged",
+                    params={"_meta": {SUBSCRIPTION_ID_KEY: message.id}, "notifications": granted},
+                )
+            )
             return []
         return [
             RequestReceived(
@@ -424,102 +358,19 @@ class ServerSession(BaseSession):
             )
         ]
 
-    def _listen(self, request_id: RequestId, params: SubscriptionsListenRequestParams) -> None:
-        # The server acknowledges the subset it honours, first, tagged with the
-        # subscription id (2026-07-28 basic/patterns/subscriptions.mdx).
-        wanted = params.notifications
-        caps = self.config.capabilities
-        granted = SubscriptionFilter(
-            tools_list_changed=_grant(wanted.tools_list_changed, caps, "tools"),
-            prompts_list_changed=_grant(wanted.prompts_list_changed, caps, "prompts"),
-            resources_list_changed=_grant(wanted.resources_list_changed, caps, "resources"),
-            resource_subscriptions=(
-                wanted.resource_subscriptions
-                if wanted.resource_subscriptions is not UNSET
-                and _has_capability(caps, "resources", "subscribe")
-                else UNSET
-            ),
-        )
-        self.subscriptions[request_id] = granted
-        self._out.append(
-            Notification(
-                method="notifications/subscriptions/acknowledged",
-                params={"_meta": {SUBSCRIPTION_ID_KEY: request_id}, "notifications": granted},
-            )
-        )
-
-    def _client_of(self, meta: dict[str, Any], message: Request) -> ClientInfo:
-        # A client sends the same capabilities and identity with every request, and
-        # converting them costs more than the rest of the request, so the last
-        # ClientInfo is kept, with a key that only the very same input matches: a
-        # hit returns what _client_from_meta would build. (Input it refuses is
-        # never kept, so neither is an absent or null clientCapabilities.)
-        caps = meta.get(CLIENT_CAPABILITIES_KEY)
-        info = meta.get(CLIENT_INFO_KEY)
-        level = meta.get(LOG_LEVEL_KEY)
-        last = self._client_last
-        key: bytes | None = None
-        if type(message.params) is msgspec.Raw:
-            # Read off the wire, so plain JSON values, which their msgpack encoding
-            # tells apart exactly (unlike ==, for which 1 == 1.0 == True, or JSON,
-            # which writes an infinite float as null). Absent and null read alike.
-            # A value msgpack cannot write (an integer past 64 bits) is not kept.
-            try:
-                key = _msgpack.encode((caps, info, level))
-            except Exception:
-                key = None
-            if key is not None and key == self._client_key:
-                assert last is not None
-                return last
-        elif (
-            # In memory: the very objects of the last ClientInfo, frozen Structs of
-            # the target types, which msgspec.convert hands back as they are.
-            last is not None
-            and caps is last.capabilities
-            and info is last.info
-            and level is last.log_level
-            and type(caps) is ClientCapabilities
-            and (info is None or type(info) is Implementation)
-        ):
-            return last
-        client = _client_from_meta(meta, message.id)
-        self._client_key, self._client_last = key, client
-        return client
-
-    def _finish_result(self, result: Any, method: str) -> Any:
-        # 2026-07-28 results carry resultType, and serverInfo in _meta; cacheable
-        # results carry ttlMs and cacheScope (2026-07-28 schema.json
-        # CacheableResult: both required; server/utilities/caching.mdx).
-        extra = self._server_meta if self.config.server_info_in_results else None
-        if isinstance(result, CacheableResult):
-            if result.ttl_ms is UNSET:
-                result = msgspec.structs.replace(result, ttl_ms=self.config.result_ttl_ms)
-            if result.cache_scope is UNSET:
-                scope = self.config.result_cache_scope
-                result = msgspec.structs.replace(result, cache_scope=scope)
-        if isinstance(result, dict):
-            result = dict(result)
-            if method in _CACHEABLE and result.get("resultType", "complete") == "complete":
-                result.setdefault("ttlMs", self.config.result_ttl_ms)
-                result.setdefault("cacheScope", self.config.result_cache_scope)
-            result.setdefault("resultType", "complete")
-            if extra:
-                result["_meta"] = {**extra, **(result.get("_meta") or {})}
-            return result
-        complete = getattr(result, "result_type", None) is UNSET
-        if extra:
-            meta = getattr(result, "meta", None)
-            meta = {**extra, **meta} if meta else dict(extra)
-            if complete:
-                return msgspec.structs.replace(result, result_type="complete", meta=meta)
-            return msgspec.structs.replace(result, meta=meta)
-        if complete:
-            return msgspec.structs.replace(result, result_type="complete")
-        return result
+    _finish_result = finish_result  # 2026-07-28 results on their way out (_envelope.py)
+    _client_of = cached_client_of  # the client of a 2026-07-28 request (_envelope.py)
 
     # --- receiving notifications ------------------------------------------------------
 
     def _on_notification(self, message: Notification, now: float) -> list[Event]:
+        if message.method == "notifications/initialized":
+            return self._step(INITIALIZED_NOTIFICATION, message, now)
+        if self.state is _READY:  # the table's READY row, called directly
+            return self._take_notification(message, now)
+        return self._step(OTHER_NOTIFICATION, message, now)
+
+    def _take_notification(self, message: Notification, now: float) -> list[Event]:
         method = message.method
         if method == "notifications/cancelled":
             params_id = self._subscription_cancelled(message)
@@ -528,18 +379,6 @@ class ServerSession(BaseSession):
             return self._on_cancelled(message)
         if method == "notifications/progress":
             return self._on_progress(message)
-        if method == "notifications/initialized":
-            if self.state is not SessionState.INITIALIZING:
-                return []  # duplicate or stray: nothing to do, nothing to answer
-            self.state = SessionState.READY
-            assert self.client is not None and self.revision is not None
-            return [
-                HandshakeCompleted(
-                    revision=self.revision,
-                    peer_capabilities=self.client.capabilities,
-                    peer_info=self.client.info,
-                )
-            ]
         revision = self.revision or LATEST_REVISION
         spec = method_spec(method, revision)
         if spec is None or spec.sender == "server" or spec.kind != "notification":
@@ -583,22 +422,17 @@ class ServerSession(BaseSession):
                 server request, the client did not declare the capability it needs,
                 or the session is modern (use multi round-trip requests instead).
         """
-        self._check_open()
+        if self.state is not _READY:
+            self._local(SEND_PING if method == "ping" else SEND_REQUEST, method)
         revision = self.revision
-        if revision is None or revision not in LEGACY_REVISIONS:
-            raise LocalProtocolError(
-                "servers send requests only in a legacy session; in 2026-07-28 "
-                "return an InputRequiredResult instead"
-            )
+        assert revision is not None  # INITIALIZING and READY are legacy states
         spec = method_spec(method, revision)
         if spec is None or spec.sender == "client" or spec.kind != "request":
             raise LocalProtocolError(f"no server request {method!r} in revision {revision}")
-        needs = _NEEDS_CLIENT_CAPABILITY.get(method)
+        needs = NEEDS_CLIENT_CAPABILITY.get(method)
         assert self.client is not None
-        if needs is not None and not _has_capability(self.client.capabilities, needs, None):
+        if needs is not None and not has_capability(self.client.capabilities, needs, None):
             raise LocalProtocolError(f"the client did not declare the {needs!r} capability")
-        if self.state is not SessionState.READY and method != "ping":
-            raise LocalProtocolError("wait for notifications/initialized before sending requests")
         return self._queue_request(
             method, params, self._decoder_for(method, revision), now, timeout, progress
         )
@@ -607,11 +441,13 @@ class ServerSession(BaseSession):
         """Send a notification, checked against the capabilities we declared.
 
         Raises:
-            LocalProtocolError: we did not declare the capability it belongs to.
+            LocalProtocolError: we did not declare the capability it belongs to,
+                or the session is closed or broken.
         """
-        self._check_open()
-        needs = _NOTIFICATION_NEEDS.get(method)
-        if needs is not None and not _has_capability(self.config.capabilities, *needs):
+        if self.state is not _READY:
+            self._local(SEND_NOTIFICATION, method)
+        needs = NOTIFICATION_NEEDS.get(method)
+        if needs is not None and not has_capability(self.config.capabilities, *needs):
             flag = f".{needs[1]}" if needs[1] else ""
             raise LocalProtocolError(f"{method} needs the server capability {needs[0]}{flag}")
         self._out.append(Notification(method=method, params=params))
@@ -638,14 +474,19 @@ class ServerSession(BaseSession):
 
         Returns:
             How many notifications were queued.
+
+        Raises:
+            LocalProtocolError: the session is closed or broken.
         """
-        uri = _uri_of(params) if method == "notifications/resources/updated" else None
+        if self.state is not _READY:
+            self._local(SEND_NOTIFICATION, method)
+        uri = uri_of(params) if method == "notifications/resources/updated" else None
         sent = 0
         if self.revision is not None and self.revision in LEGACY_REVISIONS:
             if uri is not None and uri not in self.subscribed_uris:
                 return 0
-            needs = _NOTIFICATION_NEEDS.get(method)
-            if needs is not None and not _has_capability(self.config.capabilities, *needs):
+            needs = NOTIFICATION_NEEDS.get(method)
+            if needs is not None and not has_capability(self.config.capabilities, *needs):
                 return 0
             self._out.append(Notification(method=method, params=params))
             return 1
@@ -655,7 +496,7 @@ class ServerSession(BaseSession):
                 if uris is UNSET or uri not in uris:
                     continue
             else:
-                field = _FILTER_FIELD.get(method)
+                field = FILTER_FIELD.get(method)
                 if field is None or getattr(granted, field) is not True:
                     continue
             tagged = with_meta(params, {SUBSCRIPTION_ID_KEY: subscription_id})
@@ -664,7 +505,13 @@ class ServerSession(BaseSession):
         return sent
 
     def end_subscriptions(self) -> None:
-        """End every open subscription gracefully with its completion result."""
+        """End every open subscription gracefully with its completion result.
+
+        Raises:
+            LocalProtocolError: the session is closed or broken.
+        """
+        if self.state is not _READY:
+            self._local(SEND_NOTIFICATION)
         for subscription_id in list(self.subscriptions):
             del self.subscriptions[subscription_id]
             self._incoming.pop(subscription_id, None)
@@ -677,53 +524,3 @@ class ServerSession(BaseSession):
                     },
                 )
             )
-
-
-def _grant(wanted: Any, capabilities: ServerCapabilities, name: str) -> Any:
-    if wanted is True and _has_capability(capabilities, name, "listChanged"):
-        return True
-    return UNSET
-
-
-def _uri_of(params: Any) -> str | None:
-    uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
-    return uri if isinstance(uri, str) else None
-
-
-def _request_meta(message: Request) -> dict[str, Any] | None:
-    params = message.params
-    if params is UNSET:
-        return None
-    if isinstance(params, msgspec.Raw):
-        try:
-            body = msgspec.json.decode(params, type=_MetaCarrier)
-        except (msgspec.DecodeError, UnicodeDecodeError):
-            return None  # the typed decode reports the real problem
-        return body.meta if isinstance(body.meta, dict) else None
-    meta = params.get("_meta") if isinstance(params, dict) else getattr(params, "meta", None)
-    return meta if isinstance(meta, dict) else None
-
-
-class _MetaCarrier(msgspec.Struct):
-    meta: Any = msgspec.field(default=None, name="_meta")
-
-
-def _client_from_meta(meta: dict[str, Any], request_id: RequestId) -> ClientInfo:
-    # 2026-07-28 basic/index.mdx: a request missing a required field is malformed,
-    # -32602; clientCapabilities is required, clientInfo and logLevel optional.
-    if CLIENT_CAPABILITIES_KEY not in meta:
-        raise RemoteProtocolError(
-            f"missing _meta {CLIENT_CAPABILITIES_KEY!r}", INVALID_PARAMS, request_id=request_id
-        )
-    try:
-        capabilities = msgspec.convert(meta[CLIENT_CAPABILITIES_KEY], ClientCapabilities)
-        info_raw = meta.get(CLIENT_INFO_KEY)
-        info = None if info_raw is None else msgspec.convert(info_raw, Implementation)
-        level = meta.get(LOG_LEVEL_KEY)
-        if level is not None:
-            msgspec.convert(level, LoggingLevel)
-    except msgspec.ValidationError as exc:
-        raise RemoteProtocolError(
-            f"invalid _meta: {exc}", INVALID_PARAMS, request_id=request_id
-        ) from None
-    return ClientInfo(capabilities=capabilities, info=info, log_level=level)

@@ -287,3 +287,14 @@ async def test_a_dual_era_client_of_a_legacy_only_server() -> None:
         ):
             assert (client.era, client.revision) == ("legacy", "2025-11-25")
             assert only_text(await client.call_tool("ask")) == "yes {'n': 'Ada'}"
+
+
+async def test_a_client_takes_a_url() -> None:
+    # Client(url) is Client(http_connector(url)); a string that is no http(s) URL
+    # is refused when the Client is made, not at its first request.
+    with anyio.fail_after(LIMIT):
+        async with serving(make_server(Gates())) as (_, url), Client(url) as client:
+            assert client.era == "modern"
+            assert only_text(await client.call_tool("echo", {"text": "by url"})) == "by url"
+    with pytest.raises(ValueError):
+        Client("ftp://127.0.0.1/mcp")

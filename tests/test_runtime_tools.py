@@ -357,6 +357,28 @@ async def test_without_a_level_legacy_gets_everything_and_modern_nothing(era: st
         assert levels == ["emergency"]
 
 
+async def test_a_tool_added_later_may_log(era: str) -> None:
+    # Why logging is declared whatever is registered: the session's capabilities
+    # are fixed at its opening, and a tool added afterwards may still log
+    # (2025-11-25 server/utilities/logging.mdx: servers that emit log messages
+    # MUST declare logging).
+    server = Server("empty", "1.0")
+    server.declare("tools")  # tools will come, none is registered yet
+    logs = Inbox()
+    async with connected(server, era, on_log=logs) as client:
+        assert client.server_capabilities.logging == {}
+        await client.set_logging_level("info")  # the core answers it for any server
+
+        @server.tool
+        async def late(ctx: Context) -> str:
+            await ctx.info("logged from a tool added later")
+            return "ok"
+
+        assert only_text(await client.call_tool("late")) == "ok"
+        (message,) = await logs.wait_for(1)
+    assert message.data == "logged from a tool added later"
+
+
 # --- pagination ------------------------------------------------------------------------
 
 

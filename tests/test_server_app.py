@@ -661,7 +661,11 @@ async def test_pagination_across_pages_and_bad_cursor() -> None:
 # --- capabilities and list changes ---------------------------------------------------------------
 
 
-def test_capabilities_only_for_what_is_registered() -> None:
+def test_capabilities_only_for_what_is_registered_and_logging_always() -> None:
+    # logging is declared even with nothing registered: any handler, including one
+    # added after the session fixed its capabilities, may log through its Context,
+    # and servers that emit log messages MUST declare it (2025-11-25
+    # server/utilities/logging.mdx). The reason sits next to Server.capabilities().
     server = make_server()
     assert wire(server.capabilities()) == {"logging": {}}
     server.add_tool(lambda: None, name="t")

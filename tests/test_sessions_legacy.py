@@ -443,6 +443,63 @@ def test_progress_both_ways() -> None:
     assert feed(pair.client, late) == []  # dropped after completion
 
 
+def test_a_string_progress_token_from_the_peer() -> None:
+    # 2025-11-25 basic/utilities/progress.mdx: a token is a string or an integer,
+    # chosen by the requester; the receiver reports progress with it as it came.
+    s = initialized_server()
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "echo", "arguments": {}, "_meta": {"progressToken": "job-7"}},
+    }
+    assert only(feed(s, call), RequestReceived).progress_token == "job-7"
+    assert s.send_progress(7, 0.5, 1.0, "half")
+    assert wire(s) == [
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": "job-7", "progress": 0.5, "total": 1.0, "message": "half"},
+        }
+    ]
+    s.send_response(7, CallToolResult(content=[]))
+    wire(s)
+    with pytest.raises(LocalProtocolError):
+        s.send_progress(7, 0.9)  # progress stops at completion
+
+
+def test_a_string_progress_token_on_a_server_request() -> None:
+    client = ClientSession(
+        ClientConfig(
+            client_info=Implementation(name="c", version="0"),
+            capabilities=ClientCapabilities(sampling=SamplingCapability()),
+            revisions=LEGACY,
+        )
+    )
+    pair = SessionPair(client=client)
+    pair.open()
+    sampling = {
+        "jsonrpc": "2.0",
+        "id": "s-1",
+        "method": "sampling/createMessage",
+        "params": {"messages": [], "maxTokens": 5, "_meta": {"progressToken": "tok"}},
+    }
+    assert only(feed(pair.client, sampling), RequestReceived).progress_token == "tok"
+    assert pair.client.send_progress("s-1", 1)
+    assert wire(pair.client)[0]["params"] == {"progressToken": "tok", "progress": 1}
+
+
+def test_progress_under_the_string_form_of_our_int_token_is_not_ours() -> None:
+    pair = ready_pair()
+    request_id, _ = call(pair, progress=True)
+    stray = {
+        "jsonrpc": "2.0",
+        "method": "notifications/progress",
+        "params": {"progressToken": str(request_id), "progress": 1},
+    }
+    assert feed(pair.client, stray) == []
+
+
 def test_progress_without_a_token_is_not_sent() -> None:
     pair = ready_pair()
     _, received = call(pair)

@@ -16,6 +16,7 @@ from mcp_core._events import (
     HandshakeCompleted,
     InputRequired,
     NotificationReceived,
+    ProgressReceived,
     ProtocolViolation,
     RequestReceived,
     ResponseReceived,
@@ -291,6 +292,42 @@ def test_modern_requests_carry_the_envelope() -> None:
     pair.client.send_request("tools/list")
     _, server_events = pair.flush()
     assert only(server_events, RequestReceived).client.log_level == "warning"
+
+
+# --- progress -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("token", [3, "job-3"])
+def test_progress_tokens_of_both_types_from_the_peer(token: Any) -> None:
+    # 2026-07-28 basic/patterns/progress.mdx: a token is a string or an integer.
+    s = server()
+    meta = dict(META, progressToken=token)
+    events = feed(s, request("tools/call", id=9, meta=meta, name="echo", arguments={}))
+    assert only(events, RequestReceived).progress_token == token
+    assert s.send_progress(9, 1, 4)
+    assert s.send_progress(9, 2.5)
+    assert [m["params"] for m in wire(s)] == [
+        {"progressToken": token, "progress": 1, "total": 4},
+        {"progressToken": token, "progress": 2.5},
+    ]
+    s.send_response(9, CallToolResult(content=[]))
+    assert wire(s)[0]["id"] == 9
+    with pytest.raises(LocalProtocolError):
+        s.send_progress(9, 3)
+
+
+def test_progress_reaches_a_modern_client() -> None:
+    pair = SessionPair()
+    pair.open()
+    request_id = pair.client.send_request(
+        "tools/call", CallToolRequestParams(name="x", arguments={}), progress=True
+    )
+    _, server_events = pair.flush()
+    received = only(server_events, RequestReceived)
+    assert received.progress_token == request_id
+    pair.server.send_progress(received.id, 1)
+    client_events, _ = pair.flush()
+    assert only(client_events, ProgressReceived).progress_token == request_id
 
 
 # --- results --------------------------------------------------------------------------------

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 import pytest
 from runtime_helpers import ERAS, LIMIT, only_text
 
+from mcp_core import McpError, SessionState
 from transports import Client, ConnectionClosed, Driver, pump
 from transports.stdio import StdioStream
 from transports.stdio_connect import connect_stdio
@@ -63,6 +65,28 @@ async def test_calls_in_both_eras(anyio_backend: str, era: str) -> None:
                     tg.start_soon(one, i)
             assert sorted(results, key=int) == [str(i) for i in range(50)]
     assert any(b"stray print from a tool" in line for line in stderr)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_requests_over_the_cap_are_refused_at_once(anyio_backend: str, era: str) -> None:
+    # The server takes two requests in flight (argv); a third is refused with -32603
+    # before it reaches a handler, and the connection goes on.
+    with anyio.fail_after(LIMIT * 2):
+        async with connect_stdio(
+            [*argv(anyio_backend), "2"], env=ENV, stderr=lambda line: None, revisions=ERAS[era]
+        ) as client:
+            async with anyio.create_task_group() as tg:
+                for _ in range(2):
+                    tg.start_soon(client.call_tool, "slow", {"seconds": 60})
+                while client.session.pending_requests < 2:  # both written, in order
+                    await anyio.lowlevel.checkpoint()
+                with pytest.raises(McpError) as refused:
+                    await client.call_tool("echo", {"text": "one too many"})
+                assert refused.value.code == -32603
+                assert "too many requests in flight (the limit is 2)" in refused.value.message
+                tg.cancel_scope.cancel()  # notifications/cancelled frees both places
+            assert only_text(await client.call_tool("echo", {"text": "room"})) == "room"
 
 
 @pytest.mark.anyio
@@ -209,6 +233,8 @@ async def test_a_write_to_a_reader_that_left_fails_the_call(anyio_backend: str) 
                     os.close(peer_r)
                     with pytest.raises(ConnectionClosed):
                         await client.call_tool("echo", {"text": "nobody reads this"})
+                    # A failed write is a broken channel: the session is in ERROR.
+                    assert client.session.state is SessionState.ERROR
     finally:
         os.close(peer_w)
 

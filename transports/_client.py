@@ -146,7 +146,11 @@ class Client:
     entry, and every pending call fails with ConnectionClosed on exit.
 
     Args:
-        connector: the transport (`transports.memory.pipe(server)`, ...).
+        connector: the transport (`transports.memory.pipe(server)`,
+            `stdio_connector(argv)`, `http_connector(url)`...), or the URL of
+            an MCP server on HTTP (``http://`` or ``https://``), which means
+            ``http_connector(url)``: streamable HTTP of either era, falling back to
+            the HTTP+SSE transport of 2024-11-05.
         name: our ``clientInfo.name``.
         version: our ``clientInfo.version``.
         revisions: protocol revisions we speak (default all: both eras).
@@ -169,7 +173,7 @@ class Client:
 
     def __init__(
         self,
-        connector: Connector,
+        connector: Connector | str,
         *,
         name: str = "mcp-core",
         version: str = __version__,
@@ -185,7 +189,11 @@ class Client:
         limits: Limits = DEFAULT_LIMITS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     ) -> None:
-        self._connector = connector
+        if isinstance(connector, str):
+            from .http_client import http_connector
+
+            connector = http_connector(connector)  # ValueError for a bad URL
+        self._connector: Connector = connector
         self._sampling = sampling
         self._elicitation = elicitation
         self._roots = roots

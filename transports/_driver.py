@@ -28,6 +28,11 @@
 #
 # The driver knows no MCP method: what a request means is the role's business
 # (`handle_request`, `handle_event`), given by the client or the server runtime.
+#
+# A broken channel ends the connection: when the session enters its sticky ERROR
+# (a peer we cannot speak with), or the transport reports a failed write or a
+# failed read (send_failed / receive_failed, which tell the session first), the
+# driver closes, failing every waiting request with ConnectionClosed(reason).
 
 from __future__ import annotations
 
@@ -54,6 +59,7 @@ from mcp_core import (
     McpError,
     Message,
     ProgressReceived,
+    RemoteProtocolError,
     RequestCancelled,
     RequestId,
     RequestReceived,
@@ -81,7 +87,10 @@ _MAX_IDLE_WORKERS: Final = 256
 """Handler tasks kept waiting for work per connection; more exit when done."""
 
 DEFAULT_MAX_CONCURRENCY: Final = 1024
-"""Incoming requests served at once per connection; more wait for a slot."""
+"""Incoming requests served at once per connection; more wait for a slot (up to the
+session's Limits.max_requests_in_flight, past which the session refuses them)."""
+
+_ERROR: Final = SessionState.ERROR
 
 
 # The session's clock. Deadlines are only ever compared with it and turned into
@@ -223,15 +232,38 @@ class Driver:
         if self.closed:
             return
         session = self.session
-        if type(item) is bytes:
-            events = session.receive_bytes(item, _now())
-        elif isinstance(item, LineTooLong):
-            events = session.receive_unreadable(f"message longer than {item.size_hint - 1} bytes")
-        else:
-            events = session.receive_message(item, _now())  # type: ignore[arg-type]
+        try:
+            if type(item) is bytes:
+                events = session.receive_bytes(item, _now())
+            elif isinstance(item, LineTooLong):
+                size = item.size_hint - 1
+                events = session.receive_unreadable(f"message longer than {size} bytes")
+            else:
+                events = session.receive_message(item, _now())  # type: ignore[arg-type]
+        except RemoteProtocolError:  # the session was already broken: nothing was read
+            self._broken()
+            return
         for event in events:
             self._on_event(event)
         self.flush()
+        if session.state is _ERROR:
+            self._broken()
+
+    def _broken(self) -> None:
+        self.close(f"the session is broken: {self.session.error_reason}")
+
+    def send_failed(self, reason: str) -> None:
+        """The transport could not deliver what we sent: break the session, close."""
+        if not self.closed:
+            self.session.send_failed(reason)
+            self.close(reason)
+
+    def receive_failed(self, reason: str) -> None:
+        """The transport cannot read the peer's messages any more: break the
+        session, close."""
+        if not self.closed:
+            self.session.receive_failed(reason)
+            self.close(reason)
 
     def _on_event(self, event: Event) -> None:
         # Exact type checks, most frequent first: this runs for every message.
@@ -671,7 +703,10 @@ async def pump(
                     message = items.popleft()
                     await stream.send(message if objects else encode_for_peer(message))
                 outbox.busy = False
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+        except anyio.BrokenResourceError:
+            driver.send_failed("the peer closed the connection")
+            tg.cancel_scope.cancel()
+        except anyio.ClosedResourceError:
             driver.close("the peer closed the connection")
             tg.cancel_scope.cancel()
         finally:
@@ -697,7 +732,9 @@ async def pump(
             # shut down (2025-11-25 basic/lifecycle.mdx "Shutdown"), or a script
             # piping requests in. Answer what is in flight before closing, briefly.
             await driver.finish_serving(_DRAIN_SECONDS)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+        except anyio.BrokenResourceError:
+            driver.receive_failed("reading from the peer failed")
+        except anyio.ClosedResourceError:
             pass
         finally:
             driver.close("the peer closed the connection")

@@ -374,17 +374,22 @@ class HttpService:
     async def _modern(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
         stream = Stream(None, None, decision.request_id, mode="sse" if decision.sse else None)
         stream.attached = True
+        gone = False
         async with anyio.create_task_group() as tg:
             connection = self._connection(tg, principal)
             connection.driver.attach(modern_sink(self.endpoint, stream))
             try:
                 connection.driver.feed(decision.body)
                 # 2026-07-28 streamable-http.mdx "Cancellation": closing the
-                # stream cancels the request; PeerGone leaves through here.
+                # stream cancels the request (closing the connection below).
                 await self._answer(out, stream, decision)
+            except PeerGone:
+                gone = True  # raised again outside: task groups wrap what leaves them
             finally:
                 connection.close()
                 tg.cancel_scope.cancel()
+        if gone:
+            raise PeerGone
 
     async def _sse_session(self, out: Responder, decision: OpenSseSession) -> None:
         # The HTTP+SSE session lives as long as this response: it ends when the

@@ -1,4 +1,8 @@
-"""A stdio server for the transport tests: echo, a slow tool, a tool that exits."""
+"""A stdio server for the transport tests: echo, a slow tool, a tool that exits.
+
+Arguments: the anyio backend (default asyncio), then optionally the cap on
+requests in flight (Limits.max_requests_in_flight).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import sys
 
 import anyio
 
-from mcp_core import Server
+from mcp_core import Limits, Server
 from transports.stdio_connect import run_stdio
 
 server = Server("stdio-echo", "1.0")
@@ -34,4 +38,5 @@ def die() -> str:
 
 
 if __name__ == "__main__":
-    run_stdio(server, backend=sys.argv[1] if len(sys.argv) > 1 else "asyncio")
+    limits = Limits(max_requests_in_flight=int(sys.argv[2])) if len(sys.argv) > 2 else Limits()
+    run_stdio(server, backend=sys.argv[1] if len(sys.argv) > 1 else "asyncio", limits=limits)
