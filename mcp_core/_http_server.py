@@ -186,7 +186,13 @@ class HttpEndpoint:
         return refuse(413, f"the body exceeds {limit} bytes", close=True)
 
     def receive(
-        self, request: HttpRequest, body: bytes, now: float, principal: str | None = None
+        self,
+        request: HttpRequest,
+        body: bytes,
+        now: float,
+        principal: str | None = None,
+        *,
+        checked: bool = False,
     ) -> Decision:
         """Decide what to do with one complete request.
 
@@ -197,14 +203,17 @@ class HttpEndpoint:
             principal: who the adapter authenticated the request as, or None.
                 A session remembers who opened it; its later requests from
                 anyone else get 404 (see `_session_of`).
+            checked: `check_head` passed this head already (the adapter asked
+                before reading the body), so its checks are not run again.
 
         Returns:
             The decision; the endpoint has already done its part (a session
             minted for initialize, a session forgotten for DELETE).
         """
-        refusal = self.check_head(request)
-        if refusal is not None:
-            return refusal
+        if not checked:
+            refusal = self.check_head(request)
+            if refusal is not None:
+                return refusal
         if len(body) > self.config.max_body_bytes:
             return self.too_large()
         if self._legacy and self.sse.serves(request.path):

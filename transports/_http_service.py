@@ -139,14 +139,17 @@ class Responder(Protocol):
     async def reply(self, reply: Reply) -> None:
         """Send a whole response with a known length."""
 
-    async def start(self, status: int, headers: Headers) -> None:
-        """Send the head of a streamed response."""
+    async def start(
+        self, status: int, headers: Headers, data: bytes = b"", end: bool = False
+    ) -> None:
+        """Send the head of a streamed response, and ``data``, the start of its
+        body; with ``end``, all of it."""
 
     async def send(self, data: bytes) -> None:
         """Send a part of a streamed response's body."""
 
-    async def end(self) -> None:
-        """End a streamed response."""
+    async def end(self, data: bytes = b"") -> None:
+        """End a streamed response, after ``data``, the last part of its body."""
 
     async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
         """Run ``write`` while watching for the client to hang up; if it does,
@@ -292,14 +295,22 @@ class HttpService:
         return Admitted(found)
 
     async def handle(
-        self, out: Responder, head: HttpRequest, body: bytes, principal: str | None = None
+        self,
+        out: Responder,
+        head: HttpRequest,
+        body: bytes,
+        principal: str | None = None,
+        *,
+        checked: bool = False,
     ) -> None:
-        """Answer one complete request that `admit` let in.
+        """Answer one complete request that `admit` let in (``checked``: the
+        endpoint's head checks need not run again).
 
         Raises:
             PeerGone: the client went away before the answer was written.
         """
-        decision = self.endpoint.receive(head, body, anyio.current_time(), principal)
+        now = anyio.current_time()
+        decision = self.endpoint.receive(head, body, now, principal, checked=checked)
         if isinstance(decision, Reply):
             await out.reply(decision)
         elif isinstance(decision, Dispatch):
@@ -372,24 +383,20 @@ class HttpService:
             endpoint.detach(decision.session_id, stream_id, anyio.current_time())
 
     async def _modern(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
+        # The request's own connection, in the service's task group: no task group
+        # of its own to enter and leave per request.
+        assert self._tg is not None, "handle() is called while running()"
         stream = Stream(None, None, decision.request_id, mode="sse" if decision.sse else None)
         stream.attached = True
-        gone = False
-        async with anyio.create_task_group() as tg:
-            connection = self._connection(tg, principal)
-            connection.driver.attach(modern_sink(self.endpoint, stream))
-            try:
-                connection.driver.feed(decision.body)
-                # 2026-07-28 streamable-http.mdx "Cancellation": closing the
-                # stream cancels the request (closing the connection below).
-                await self._answer(out, stream, decision)
-            except PeerGone:
-                gone = True  # raised again outside: task groups wrap what leaves them
-            finally:
-                connection.close()
-                tg.cancel_scope.cancel()
-        if gone:
-            raise PeerGone
+        connection = self._connection(self._tg, principal)
+        connection.driver.attach(modern_sink(self.endpoint, stream))
+        try:
+            connection.driver.feed(decision.body)
+            # 2026-07-28 streamable-http.mdx "Cancellation": closing the stream
+            # cancels the request (closing the connection below).
+            await self._answer(out, stream, decision)
+        finally:
+            connection.close()
 
     async def _sse_session(self, out: Responder, decision: OpenSseSession) -> None:
         # The HTTP+SSE session lives as long as this response: it ends when the
@@ -436,8 +443,19 @@ class HttpService:
                 message, data = stream.response
                 await out.reply(self.endpoint.json_reply(decision, message, data))
             else:
+                first = decision.priming
+                if first is None:
+                    # Nothing to say before the first event: wait for it, so that
+                    # it goes with the head (a quiet handler's client still gets
+                    # the head, and a keep-alive comment, after sse_ping).
+                    first = b""
+                    if not stream.items and not stream.done:
+                        with anyio.move_on_after(self.timeouts.sse_ping) as quiet:
+                            await stream.wait()
+                        if quiet.cancelled_caught:
+                            first = b":\n\n"
                 head = (*SSE_HEADERS, *decision.headers)
-                await self._write_sse(out, stream, head, (decision.priming or b"") + stream.take())
+                await self._write_sse(out, stream, head, first + stream.take())
 
         await out.watched(write)
 
@@ -455,12 +473,20 @@ class HttpService:
         await out.watched(lambda: self._write_sse(out, live, decision.headers, first + live.take()))
 
     async def _write_sse(self, out: Responder, stream: Stream, head: Headers, first: bytes) -> None:
-        await out.start(200, head)
-        if first:
-            await out.send(first)
+        # What is there goes with the head, and a stream that is complete by then
+        # (a response that came at once) is one write.
+        data = first + stream.take() if stream.items else first
+        if stream.done and not stream.overflow:
+            await out.start(200, head, data, end=True)
+            return
+        await out.start(200, head, data)
         while True:
             if stream.items:
-                await out.send(stream.take())
+                data = stream.take()
+                if stream.done and not stream.overflow and not stream.items:
+                    await out.end(data)
+                    return
+                await out.send(data)
                 continue
             if stream.done or stream.overflow:
                 break

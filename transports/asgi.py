@@ -195,7 +195,7 @@ class AsgiApp:
         elif isinstance(admitted, Reply):
             await out.reply(admitted)
         else:
-            await service.handle(out, head, body, admitted.principal)
+            await service.handle(out, head, body, admitted.principal, checked=True)
 
 
 def _target(scope: Scope) -> str:
@@ -252,21 +252,25 @@ class _Responder:
         headers = (*reply.headers, ("content-length", str(len(reply.body))))
         if reply.close:
             headers = (*headers, ("connection", "close"))
-        await self.start(reply.status, headers)
-        self.complete = True
-        await self._out({"type": "http.response.body", "body": reply.body})
+        await self.start(reply.status, headers, reply.body, end=True)
 
-    async def start(self, status: int, headers: Headers) -> None:
+    async def start(
+        self, status: int, headers: Headers, data: bytes = b"", end: bool = False
+    ) -> None:
         await self._out(
             {"type": "http.response.start", "status": status, "headers": _encode(headers)}
         )
+        if end:
+            await self.end(data)
+        elif data:
+            await self.send(data)
 
     async def send(self, data: bytes) -> None:
         await self._out({"type": "http.response.body", "body": data, "more_body": True})
 
-    async def end(self) -> None:
+    async def end(self, data: bytes = b"") -> None:
         self.complete = True
-        await self._out({"type": "http.response.body", "body": b""})
+        await self._out({"type": "http.response.body", "body": data})
 
     async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
         gone = False

@@ -29,14 +29,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import math
 from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from typing import Any, Final
 
 import anyio
 import h11
-from anyio.abc import SocketAttribute, SocketStream, TaskStatus
+from anyio.abc import SocketAttribute, SocketStream, TaskGroup, TaskStatus
 
 from mcp_core import DEFAULT_LIMITS, REVISIONS, EventStore, Limits, Server
 from mcp_core._http_decisions import Headers, HttpRequest, Reply
@@ -107,6 +106,7 @@ class HttpServer:
         #: Live legacy sessions by id (the service's).
         self.sessions = self.service.sessions
         self.timeouts = timeouts
+        self._tg: TaskGroup | None = None
 
     async def serve(
         self,
@@ -122,39 +122,127 @@ class HttpServer:
         listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
         async with listener, self.service.running() as tg:
             task_status.started(int(listener.extra(SocketAttribute.local_port)))
-            await listener.serve(self._serve_socket, task_group=tg)
+            self._tg = tg
+            try:
+                await listener.serve(self._serve_socket, task_group=tg)
+            finally:
+                self._tg = None
 
     async def _serve_socket(self, sock: SocketStream) -> None:
+        assert self._tg is not None
         async with sock:
             try:
-                await _HttpConnection(self, sock).run()
+                await _HttpConnection(self, sock, self._tg).run()
             except (PeerGone, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 pass
             except Exception:  # pragma: no cover - a bug of ours; keep serving others
                 log.exception("HTTP connection failed")
 
 
+class _Signal:
+    """Wakes one waiting task; a wake-up that comes first costs no event."""
+
+    __slots__ = ("_event", "_pending")
+
+    def __init__(self) -> None:
+        self._event: anyio.Event | None = None
+        self._pending = False
+
+    def clear(self) -> None:
+        """Forget a wake-up nobody waited for."""
+        self._pending = False
+
+    def set(self) -> None:
+        if self._event is not None:
+            self._event.set()
+        else:
+            self._pending = True
+
+    async def wait(self) -> None:
+        if self._pending:
+            self._pending = False
+            return
+        self._event = event = anyio.Event()
+        try:
+            await event.wait()
+        finally:
+            self._event = None
+
+
 class _HttpConnection:
     """One client socket: requests read with h11, one at a time; it is the
-    service's `Responder` for the request being answered."""
+    service's `Responder` for the request being answered.
 
-    def __init__(self, owner: HttpServer, sock: SocketStream) -> None:
+    Reading. The connection's task reads requests itself until its first
+    watched answer; from then on a reader task of the connection does every read.
+    While an answer is written it watches for the client hanging up (which
+    cancels the answer: `watched`); between answers it reads what the
+    connection's task asks for (`_receive`). So a connection starts at most one
+    task, however many requests it carries, and an answer costs one cancel scope.
+    The reader reads one chunk at a time, when asked: what a client sends ahead
+    (pipelined requests) waits in h11's buffer, as much as one read brings.
+    """
+
+    def __init__(self, owner: HttpServer, sock: SocketStream, task_group: TaskGroup) -> None:
         self.owner = owner
         self.sock = sock
         head_limit = owner.endpoint.config.max_header_bytes + _REQUEST_LINE_BYTES
         self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=head_limit)
         self.timeouts = owner.timeouts
+        self._tg = task_group
         #: The client hung up while an answer was being written.
         self.hung_up = False
+        #: The client's side has ended (h11 has been told).
+        self.eof = False
+        self._reader = False
+        self._closing = False
+        self._draining = False
+        self._want = _Signal()  # the reader may read once more
+        self._got = _Signal()  # the reader gave h11 something (data, or the end)
+        self._watch: anyio.CancelScope | None = None
 
     # --- reading ---------------------------------------------------------------------------
 
     async def _receive(self) -> None:
+        if self._reader:
+            if not self.eof:
+                # h11 has everything the reader got so far: a wake-up left from
+                # then is stale.
+                self._got.clear()
+                self._want.set()
+                await self._got.wait()
+            return
         try:
             data = await self.sock.receive(_READ_BYTES)
         except (anyio.EndOfStream, anyio.BrokenResourceError):
             data = b""
+        if not data:
+            self.eof = True
         self.h11.receive_data(data)
+
+    async def _read(self) -> None:
+        # The reader task: from the first watched answer to the end of the connection.
+        while True:
+            await self._want.wait()
+            if self._closing:
+                return
+            try:
+                data = await self.sock.receive(_READ_BYTES)
+            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                data = b""
+            if self._closing:
+                return
+            if not self._draining:
+                self.h11.receive_data(data)
+            if not data:
+                self.eof = True
+                watch = self._watch
+                if watch is not None:
+                    self.hung_up = True
+                    watch.cancel()
+                self._got.set()
+                return
+            self._got.set()
 
     async def _next_event(self) -> Any:
         while True:
@@ -209,7 +297,17 @@ class _HttpConnection:
                 raise PeerGone
 
     async def run(self) -> None:
+        try:
+            await self._serve()
+        finally:
+            # The reader, if any, ends: now if it waits for a turn, or when the
+            # socket closes under its read.
+            self._closing = True
+            self._want.set()
+
+    async def _serve(self) -> None:
         endpoint = self.owner.endpoint
+        service = self.owner.service
         while True:
             try:
                 request = await self._read_head()
@@ -219,7 +317,7 @@ class _HttpConnection:
             if request is None:
                 return
             head = HttpRequest.from_pairs(request.method, request.target, request.headers)
-            admitted = await self.owner.service.admit(head)
+            admitted = await service.admit(head)
             if isinstance(admitted, Reply) and admitted.close:
                 await self.reply(admitted)
                 await self._linger()
@@ -238,7 +336,7 @@ class _HttpConnection:
             if isinstance(admitted, Reply):
                 await self.reply(admitted)
             else:
-                await self.owner.service.handle(self, head, body, admitted.principal)
+                await service.handle(self, head, body, admitted.principal, checked=True)
             if self.h11.our_state is not h11.DONE or self.h11.their_state is not h11.DONE:
                 return
             self.h11.start_next_cycle()
@@ -249,13 +347,20 @@ class _HttpConnection:
         # data does not reset the connection before the client reads our answer.
         with contextlib.suppress(Exception), anyio.move_on_after(_LINGER_SECONDS):
             await self.sock.send_eof()
-            while await self.sock.receive(_READ_BYTES):
-                pass
+            if self._reader:
+                self._draining = True
+                while not self.eof:
+                    self._want.set()
+                    await self._got.wait()
+            else:
+                while await self.sock.receive(_READ_BYTES):
+                    pass
 
     # --- writing (the Responder) -------------------------------------------------------------
 
     async def _send(self, *events: Any) -> None:
-        data = b"".join(self.h11.send(event) or b"" for event in events)
+        send = self.h11.send
+        data = b"".join([send(event) or b"" for event in events])
         if data:
             try:
                 with anyio.fail_after(self.timeouts.write):
@@ -267,20 +372,30 @@ class _HttpConnection:
         headers = [*reply.headers, ("content-length", str(len(reply.body)))]
         if reply.close:
             headers.append(("connection", "close"))
-        events: list[Any] = [h11.Response(status_code=reply.status, headers=headers)]
+        response = h11.Response(status_code=reply.status, headers=headers)
         if reply.body:
-            events.append(h11.Data(data=reply.body))
-        events.append(h11.EndOfMessage())
-        await self._send(*events)
+            await self._send(response, h11.Data(data=reply.body), _END)
+        else:
+            await self._send(response, _END)
 
-    async def start(self, status: int, headers: Headers) -> None:
-        await self._send(h11.Response(status_code=status, headers=list(headers)))
+    async def start(
+        self, status: int, headers: Headers, data: bytes = b"", end: bool = False
+    ) -> None:
+        events: list[Any] = [h11.Response(status_code=status, headers=list(headers))]
+        if data:
+            events.append(h11.Data(data=data))
+        if end:
+            events.append(_END)
+        await self._send(*events)
 
     async def send(self, data: bytes) -> None:
         await self._send(h11.Data(data=data))
 
-    async def end(self) -> None:
-        await self._send(h11.EndOfMessage())
+    async def end(self, data: bytes = b"") -> None:
+        if data:
+            await self._send(h11.Data(data=data), _END)
+        else:
+            await self._send(_END)
 
     async def _fail(self, status: int) -> None:
         if self.h11.our_state in (h11.IDLE, h11.SEND_RESPONSE):
@@ -288,30 +403,31 @@ class _HttpConnection:
                 await self.reply(Reply(status, close=True))
 
     async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
-        # Run ``write`` while watching the socket; raise PeerGone if the client
-        # hung up or stopped taking what we wrote.
+        # Run ``write`` while the reader watches the socket; raise PeerGone if the
+        # client hung up (the reader cancels ``write``) or stopped taking what we
+        # wrote. The request has been read whole: what the reader gets now is
+        # either the next pipelined request (kept for later) or the end.
+        if not self._reader:
+            self._reader = True
+            self._tg.start_soon(self._read)
+        if self.eof:
+            self.hung_up = True
+            raise PeerGone
+        self._want.set()
         self.hung_up = False
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(self._watch_hangup, tg.cancel_scope)
+        with anyio.CancelScope() as scope:
+            self._watch = scope
             try:
                 await write()
             except PeerGone:
                 self.hung_up = True
-            tg.cancel_scope.cancel()
+            finally:
+                self._watch = None
         if self.hung_up:
             raise PeerGone
 
-    async def _watch_hangup(self, scope: anyio.CancelScope) -> None:
-        # The request has been read whole; what comes now is either the next
-        # pipelined request (kept for later) or the end of the connection.
-        try:
-            data = await self.sock.receive(_READ_BYTES)
-        except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            self.hung_up = True
-            scope.cancel()
-            return
-        self.h11.receive_data(data)
-        await anyio.sleep(math.inf)
+
+_END: Final = h11.EndOfMessage()
 
 
 class UnsafeBindError(ValueError):
