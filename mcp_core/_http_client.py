@@ -117,6 +117,13 @@ class HttpClientEndpoint:
         self.url = url
         self.origin, self.target = split_url(url)
         self.config = config
+        # The headers of every request, and of every POST: built once.
+        self._base = (("host", host_header(self.origin)), *config.headers)
+        self._post_headers = (
+            *self._base,
+            ("content-type", "application/json"),
+            ("accept", ACCEPT_BOTH),
+        )
         #: "streamable" or "sse" (HTTP+SSE, after a fallback or when asked for).
         self.transport = "sse" if config.transport == "sse" else "streamable"
         #: The HTTP+SSE POST endpoint, once the server named it.
@@ -214,7 +221,7 @@ class HttpClientEndpoint:
         return [self._post(message, body)]
 
     def _base_headers(self) -> list[tuple[str, str]]:
-        return [("host", host_header(self.origin)), *self.config.headers]
+        return [*self._base]
 
     def _session_headers(self) -> list[tuple[str, str]]:
         headers = []
@@ -239,10 +246,12 @@ class HttpClientEndpoint:
         session: bool = True,
         kind: Kind = Kind.POST,
     ) -> Send:
-        url = self.endpoint if self.transport == "sse" and self.endpoint else self.url
-        origin, target = split_url(url)
-        headers = self._base_headers()
-        headers += [("content-type", "application/json"), ("accept", ACCEPT_BOTH), *extra]
+        if self.transport == "sse" and self.endpoint:
+            url = self.endpoint
+            origin, target = split_url(url)
+        else:
+            url, origin, target = self.url, self.origin, self.target
+        headers = [*self._post_headers, *extra]
         sent_session = None
         if self.transport == "streamable" and session and kind is Kind.POST:
             initialize = type(message) is Request and message.method == "initialize"

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import ssl
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -110,6 +110,10 @@ class HttpConnection:
         self.origin = origin
         self.timeouts = timeouts
         self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=_MAX_HEAD_BYTES)
+        #: The cancel scope of the exchange using it, if it has one: each wait
+        #: moves its deadline rather than entering a timeout scope of its own; its
+        #: owner tells a timeout from a cancellation (`timed_out`).
+        self.scope: anyio.CancelScope | None = None
         #: Requests sent on it before the current one.
         self.uses = 0
         #: No byte of the current response has come yet.
@@ -128,20 +132,34 @@ class HttpConnection:
         if body:
             events.append(h11.Data(data=body))
         events.append(h11.EndOfMessage())
-        data = b"".join(self.h11.send(event) or b"" for event in events)
-        with anyio.fail_after(self.timeouts.write):
+        send = self.h11.send
+        data = b"".join([send(event) or b"" for event in events])
+        scope = self.scope
+        if scope is not None:
+            scope.deadline = anyio.current_time() + self.timeouts.write
             await self.stream.send(data)
+        else:
+            with anyio.fail_after(self.timeouts.write):
+                await self.stream.send(data)
+
+    async def _receive(self) -> bytes:
+        try:
+            return await self.stream.receive(_READ_BYTES)
+        except anyio.EndOfStream:
+            return b""
 
     async def _next_event(self, timeout: float) -> Any:
         while True:
             event = self.h11.next_event()
             if event is not h11.NEED_DATA:
                 return event
-            with anyio.fail_after(timeout):
-                try:
-                    data = await self.stream.receive(_READ_BYTES)
-                except anyio.EndOfStream:
-                    data = b""
+            scope = self.scope
+            if scope is not None:
+                scope.deadline = anyio.current_time() + timeout
+                data = await self._receive()
+            else:
+                with anyio.fail_after(timeout):
+                    data = await self._receive()
             if data:
                 self.fresh = False
             self.h11.receive_data(data)
@@ -157,16 +175,15 @@ class HttpConnection:
             if not isinstance(event, h11.InformationalResponse):
                 raise h11.RemoteProtocolError(f"unexpected {type(event).__name__}")
 
-    async def receive_body(self) -> AsyncIterator[bytes]:
-        """The response body, chunk by chunk, to its end."""
-        while True:
-            event = await self._next_event(self.timeouts.read)
-            if isinstance(event, h11.Data):
-                yield bytes(event.data)
-            elif isinstance(event, h11.EndOfMessage):
-                return
-            else:
-                raise anyio.EndOfStream
+    async def receive_chunk(self) -> bytes | None:
+        """The next chunk of the response body; None at its end."""
+        event = await self._next_event(self.timeouts.read)
+        kind = type(event)
+        if kind is h11.Data:
+            return bytes(event.data)
+        if kind is h11.EndOfMessage:
+            return None
+        raise anyio.EndOfStream
 
     @property
     def reusable(self) -> bool:
@@ -231,6 +248,7 @@ class ConnectionPool:
             await connection.aclose()
             return
         connection.h11.start_next_cycle()
+        connection.scope = None
         connection.uses += 1
         connection.idle_since = anyio.current_time()
         idle = self._idle.setdefault(connection.origin, [])

@@ -21,7 +21,7 @@ import logging
 import ssl
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import h11
@@ -107,8 +107,48 @@ def _error(failure: Failure) -> HttpError:
     )
 
 
+_MAX_IDLE_RUNNERS: Final = 64
+"""Exchange tasks kept waiting for work per client; more exit when done."""
+
+
+class _Runner:
+    """An idle exchange task, waiting for its next exchange."""
+
+    __slots__ = ("_job", "_wake")
+
+    def __init__(self) -> None:
+        self._wake = anyio.Event()
+        self._job: _Job | None = None
+
+    async def park(self, idle: list[_Runner]) -> _Job | None:
+        self._wake = anyio.Event()
+        idle.append(self)
+        try:
+            await self._wake.wait()
+        except BaseException:
+            if self in idle:
+                idle.remove(self)
+            raise
+        job, self._job = self._job, None
+        return job
+
+    def start(self, job: _Job | None) -> None:
+        """Hand the runner an exchange and its cancel scope, or None to make it exit."""
+        self._job = job
+        self._wake.set()
+
+
+_Job = tuple[Send, anyio.CancelScope]
+
+
 class _Carrier:
-    """Carries one client's messages over HTTP for as long as the connector is entered."""
+    """Carries one client's messages over HTTP for as long as the connector is entered.
+
+    Each exchange runs in a task of its own, in its own cancel scope (an `Abort`
+    cancels it), whose deadline is the exchange's timeout of the moment. Tasks
+    are reused: one that has finished an exchange waits for the next (starting a
+    task costs more than the rest of a small exchange's work).
+    """
 
     def __init__(
         self,
@@ -122,6 +162,8 @@ class _Carrier:
         self.driver = driver
         self._tg = task_group
         self._scopes: dict[int, anyio.CancelScope] = {}
+        self._idle: list[_Runner] = []
+        self._closed = False
 
     # --- the write step --------------------------------------------------------------------
 
@@ -156,7 +198,20 @@ class _Carrier:
     def _start(self, send: Send) -> None:
         scope = anyio.CancelScope()
         self._scopes[send.exchange] = scope
-        self._tg.start_soon(self._run, send, scope)
+        if self._idle:
+            self._idle.pop().start((send, scope))
+        else:
+            self._tg.start_soon(self._runner, (send, scope))
+
+    async def _runner(self, job: _Job | None) -> None:
+        runner: _Runner | None = None
+        while job is not None:
+            await self._run(*job)
+            if self._closed or len(self._idle) >= _MAX_IDLE_RUNNERS:
+                return
+            if runner is None:
+                runner = _Runner()
+            job = await runner.park(self._idle)
 
     # --- the read loop ---------------------------------------------------------------------
 
@@ -164,13 +219,14 @@ class _Carrier:
         endpoint = self.endpoint
         exchange = send.exchange
         connection: HttpConnection | None = None
+        ours = False
         with scope:
             try:
                 if send.delay > 0:
                     await anyio.sleep(send.delay)
-                connection, head = await self._open(send)
+                connection, head = await self._open(send, scope)
                 self._apply(endpoint.receive_head(exchange, head.status_code, head.headers))
-                async for chunk in connection.receive_body():
+                while (chunk := await connection.receive_chunk()) is not None:
                     self._apply(endpoint.receive_data(exchange, chunk))
                 self._apply(endpoint.receive_end(exchange))
                 done, connection = connection, None
@@ -178,17 +234,23 @@ class _Carrier:
             except FAILURES as exc:
                 self._apply(endpoint.receive_failure(exchange, describe(exc)))
             finally:
-                self._scopes.pop(exchange, None)
+                # Still ours unless an Abort took it: then a cancellation is a timeout.
+                ours = self._scopes.pop(exchange, None) is scope
                 if connection is not None:
                     await connection.aclose()
+        if ours and scope.cancelled_caught:
+            self._apply(endpoint.receive_failure(exchange, describe(TimeoutError())))
 
-    async def _open(self, send: Send) -> tuple[HttpConnection, h11.Response]:
+    async def _open(
+        self, send: Send, scope: anyio.CancelScope | None = None
+    ) -> tuple[HttpConnection, h11.Response]:
         # Send the request and read the response head. A GET stream's head comes
         # at once; a POST's may wait for the server to finish its work.
         timeouts = self.pool.timeouts
         head_timeout = timeouts.connect if send.method == "GET" else timeouts.read
         while True:
             connection = await self.pool.acquire(send.origin)
+            connection.scope = scope
             try:
                 await connection.send_request(send.method, send.target, send.headers, send.body)
                 return connection, await connection.receive_head(head_timeout)
@@ -223,6 +285,10 @@ class _Carrier:
                     pass  # the session ends with its idle timeout instead
         for scope in self._scopes.values():
             scope.cancel()
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for runner in idle:
+            runner.start(None)
         await self.pool.aclose()
 
 
