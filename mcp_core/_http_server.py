@@ -100,6 +100,10 @@ _MODERN_STATUS: Final = {
 }
 
 
+_PASSED_HEADS: Final = 64
+"""Head values that passed `check_head` remembered at most (see there)."""
+
+
 class HttpEndpoint:
     """The rules of one streamable-HTTP MCP endpoint, for both eras.
 
@@ -133,6 +137,7 @@ class HttpEndpoint:
         self.sessions: dict[str, HttpSession] = {}
         #: The deprecated HTTP+SSE transport, served beside.
         self.sse = HttpSseRules(config)
+        self._passed: set[tuple[str, str | None, str | None, str | None, str | None]] = set()
 
     # --- deciding -----------------------------------------------------------------------
 
@@ -144,40 +149,53 @@ class HttpEndpoint:
         """
         config = self.config
         headers = request.headers
-        old_sse = bool(self._legacy) and self.sse.serves(request.path)
-        if request.path != config.path and not old_sse:
+        path = request.path
+        old_sse = bool(self._legacy) and self.sse.serves(path)
+        if path != config.path and not old_sse:
             return Reply(404, (("content-type", "text/plain"),), b"Not Found")
         if request.header_count > config.max_headers or request.header_bytes > (
             config.max_header_bytes
         ):
             # RFC 6585 section 5: the head is too large to process.
             return refuse(431, "too many or too large header fields", close=True)
-        # DNS rebinding (2025-11-25 basic/transports.mdx "Security Warning"): a
-        # page that rebinds its name to our address still names itself as Host.
-        if not host_allowed(headers.get("host"), config.allowed_hosts):
-            return refuse(421, "this server does not answer to that Host")
-        # Same section, item 1: a present and invalid Origin MUST get 403.
-        if not origin_allowed(headers.get("origin"), config.allowed_origins):
-            return refuse(403, "Origin not allowed")
-        length = headers.get("content-length")
+        get = headers.get
+        method = request.method
+        # The checks below depend on these values alone (and the frozen config): a
+        # client sends the same ones with every request, so heads that passed are
+        # remembered (a few, the last clients') and pass again at once.
+        key = (method, get("host"), get("origin"), get("accept"), get("content-type"))
+        passed = key in self._passed and not old_sse
+        if not passed:
+            # DNS rebinding (2025-11-25 basic/transports.mdx "Security Warning"): a
+            # page that rebinds its name to our address still names itself as Host.
+            if not host_allowed(key[1], config.allowed_hosts):
+                return refuse(421, "this server does not answer to that Host")
+            # Same section, item 1: a present and invalid Origin MUST get 403.
+            if not origin_allowed(key[2], config.allowed_origins):
+                return refuse(403, "Origin not allowed")
+        length = get("content-length")
         if length is not None and length.isdigit() and int(length) > config.max_body_bytes:
             return self.too_large()
         if old_sse:
             return self.sse.check_head(request)
-        method = request.method
+        if passed:
+            return None
         if method == "POST":
             # 2025-11-25 "Sending Messages to the Server" item 2: Accept lists both.
-            accept = headers.get("accept")
+            accept = key[3]
             if not (accepts(accept, "application/json") and accepts(accept, "text/event-stream")):
                 return refuse(406, "Accept must list application/json and text/event-stream")
-            if media_type(headers.get("content-type", "")) != "application/json":
+            if media_type(key[4] or "") != "application/json":
                 return refuse(415, "Content-Type must be application/json")
         elif method == "GET":
             # "Listening for Messages from the Server" item 2.
-            if not accepts(headers.get("accept"), "text/event-stream"):
+            if not accepts(key[3], "text/event-stream"):
                 return refuse(406, "Accept must list text/event-stream")
         elif method != "DELETE":
             return refuse(405, f"{method} is not served here", headers=(self._allow(),))
+        if len(self._passed) >= _PASSED_HEADS:
+            self._passed.clear()
+        self._passed.add(key)
         return None
 
     def too_large(self) -> Reply:

@@ -28,7 +28,7 @@ from http_helpers import (
 )
 from runtime_helpers import anyio_backend  # noqa: F401
 
-from mcp_core import HEADER_MISMATCH, Server
+from mcp_core import HEADER_MISMATCH, Context, Server
 from transports.http_server import HttpTimeouts, serve_http
 
 pytestmark = pytest.mark.anyio
@@ -192,6 +192,62 @@ async def test_closing_a_modern_stream_cancels_the_request(
         with anyio.fail_after(LIMIT):
             await gates.cancelled.wait()
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def _stepping(gates: Gates) -> Server:
+    # The test server, with a tool that reports progress, then waits for the test.
+    server = make_server(gates)
+
+    @server.tool
+    async def step(ctx: Context) -> str:
+        """Report progress, then wait for the test, noting a cancellation."""
+        await ctx.report_progress(1, 2)
+        gates.started.set()
+        try:
+            await gates.release.wait()
+        except anyio.get_cancelled_exc_class():
+            gates.cancelled.set()
+            raise
+        return "released"
+
+    return server
+
+
+async def test_a_modern_handler_streams_what_it_sends_while_it_runs() -> None:
+    # Progress reaches the client while the handler still waits for the test.
+    gates = Gates()
+    async with running(_stepping(gates)) as port, RawClient(port) as client:
+        request = call("step", {}, id=6, _meta={**META, "progressToken": "p"})
+        await client.send("POST", request, **modern_headers("tools/call", "step"))
+        head = await client.head()
+        assert head.status == 200 and head.headers["content-type"] == "text/event-stream"
+        early = await client.events(lambda events: bool(data(events)))
+        assert [m["method"] for m in data(early)] == ["notifications/progress"]
+        gates.release.set()
+        rest = data(await client.events())
+        assert [m["id"] for m in rest] == [6]
+        assert rest[0]["result"]["content"][0]["text"] == "released"
+        # The connection serves the next request.
+        await client.send(
+            "POST",
+            call("echo", {"text": "next"}, id=7, _meta=META),
+            **modern_headers("tools/call", "echo"),
+        )
+        assert (await client.answer()).json()["id"] == 7
+
+
+async def test_hanging_up_on_a_modern_stream_cancels_its_handler() -> None:
+    gates = Gates()
+    async with running(_stepping(gates)) as port:
+        async with RawClient(port) as client:
+            request = call("step", {}, id=8, _meta={**META, "progressToken": "p"})
+            await client.send("POST", request, **modern_headers("tools/call", "step"))
+            await client.head()
+            await client.events(lambda events: bool(data(events)))
+            with anyio.fail_after(LIMIT):
+                await gates.started.wait()
+        with anyio.fail_after(LIMIT):
+            await gates.cancelled.wait()
 
 
 # --- the connection ----------------------------------------------------------------------------

@@ -208,6 +208,9 @@ class Driver:
         self.close_error: BaseException | None = None
         self._on_close: list[Callable[[str], None]] = []
         self._idle: anyio.Event | None = None
+        #: Set to a list by a transport that runs requests in its own task: each
+        #: request then waits here for `serve_inline` instead of getting a task.
+        self.inline: list[_Job] | None = None
 
     # --- wiring -----------------------------------------------------------------------
 
@@ -277,7 +280,9 @@ class Driver:
             job = (event, anyio.CancelScope())
             self._serving[event.id] = job[1]
             idle = self._idle_workers
-            if idle:
+            if self.inline is not None:
+                self.inline.append(job)
+            elif idle:
                 idle.pop().start(job)
             else:
                 self._tg.start_soon(self._work, job)
@@ -347,6 +352,15 @@ class Driver:
             self._serving.pop(request_id, None)
             if not self._serving and self._idle is not None:
                 self._idle.set()
+
+    async def serve_inline(self) -> None:
+        """Serve, in the calling task and one after another, the requests that wait
+        in ``inline``; each in its cancel scope, as a handler task would."""
+        jobs = self.inline
+        while jobs:
+            event, scope = jobs.pop(0)
+            with scope:
+                await self._serve(event)
 
     async def finish_serving(self, timeout: float) -> None:
         """Wait, at most ``timeout`` seconds, for the peer's requests in flight to be

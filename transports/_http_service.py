@@ -47,6 +47,7 @@ from mcp_core import (
     REVISIONS,
     EventStore,
     Limits,
+    Message,
     Server,
     SessionState,
 )
@@ -156,6 +157,68 @@ class Responder(Protocol):
         cancel ``write`` and raise `PeerGone`."""
 
 
+class _EarlyWriter:
+    """Writes a 2026-07-28 request's stream from a task of its own, for a handler
+    that runs in the answering task and sends something before its response."""
+
+    def __init__(
+        self,
+        service: HttpService,
+        out: Responder,
+        stream: Stream,
+        decision: Dispatch,
+        on_gone: Callable[[], None],
+    ) -> None:
+        self._service = service
+        self._on_gone = on_gone
+        self._out = out
+        self._stream = stream
+        self._decision = decision
+        self._scope: anyio.CancelScope | None = None
+        self._done: anyio.Event | None = None
+        self._gone = False
+        self.started = False
+
+    def start(self) -> None:
+        """Start writing (once); the sink calls it when a message comes early."""
+        if self.started:
+            return
+        self.started = True
+        self._scope = anyio.CancelScope()
+        self._done = anyio.Event()
+        tg = self._service._tg
+        assert tg is not None
+        tg.start_soon(self._run)
+
+    async def _run(self) -> None:
+        assert self._scope is not None and self._done is not None
+        try:
+            with self._scope:
+                await self._service._write_answer(self._out, self._stream, self._decision)
+        except PeerGone:
+            # The client went (or stopped reading): the request is cancelled.
+            self._gone = True
+            self._on_gone()
+        finally:
+            self._done.set()
+
+    async def finished(self) -> None:
+        """Wait until the stream is written.
+
+        Raises:
+            PeerGone: the client went away meanwhile.
+        """
+        assert self._done is not None
+        await self._done.wait()
+        if self._gone:
+            raise PeerGone
+
+    def stop(self) -> None:
+        """Stop writing (the answer ended, or its client went)."""
+        if self._scope is not None:
+            self._scope.cancel()
+
+
 class HttpService:
     """Serves one `Server` on streamable HTTP, through any HTTP implementation.
 
@@ -191,6 +254,7 @@ class HttpService:
         self.limits = limits
         self.timeouts = timeouts
         self.max_concurrency = max_concurrency
+        self._default_limits = limits == DEFAULT_LIMITS
         self.endpoint = HttpEndpoint(
             config,
             revisions=revisions,
@@ -271,6 +335,12 @@ class HttpService:
             max_concurrency=self.max_concurrency,
         )
 
+    def _fed(self, decision: Dispatch) -> bytes | Message:
+        # What a session is fed: the message the endpoint decoded already, when the
+        # session's limits are the ones the endpoint decoded under (the defaults);
+        # else the body, for the session to check against its own.
+        return decision.message if self._default_limits else decision.body
+
     # --- carrying out decisions ----------------------------------------------------------
 
     async def admit(self, head: HttpRequest) -> Reply | Admitted:
@@ -343,7 +413,7 @@ class HttpService:
         if sse is not None:
             # HTTP+SSE: every POST is answered 202; answers go on the stream.
             assert decision.accepted is not None
-            sse.connection.driver.feed(decision.body)
+            sse.connection.driver.feed(self._fed(decision))
             await out.reply(decision.accepted)
             return
         session = self.sessions.get(decision.session_id)
@@ -357,13 +427,13 @@ class HttpService:
             await out.reply(Reply(404))
             return
         if decision.accepted is not None:
-            session.connection.driver.feed(decision.body)
+            session.connection.driver.feed(self._fed(decision))
             await out.reply(decision.accepted)
             return
         stream = session.open(decision)
         stream_id = decision.stream_id or ""
         endpoint.attach(decision.session_id, stream_id, anyio.current_time())
-        session.connection.driver.feed(decision.body)
+        session.connection.driver.feed(self._fed(decision))
         if decision.created and session.connection.session.state is SessionState.NEW:
             # The initialize was refused: there is no session to keep.
             endpoint.end_session(decision.session_id)
@@ -383,20 +453,35 @@ class HttpService:
             endpoint.detach(decision.session_id, stream_id, anyio.current_time())
 
     async def _modern(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
-        # The request's own connection, in the service's task group: no task group
-        # of its own to enter and leave per request.
+        # The request gets a connection of its own, and its handler runs here, in
+        # the task that answers the POST: no task to start, and a client that
+        # hangs up cancels the handler with the answer (2026-07-28
+        # streamable-http.mdx "Cancellation": closing the stream cancels the
+        # request). Whatever the handler sends before its response (progress,
+        # logs) is streamed by a writer task, started when the first such message
+        # comes, so that it reaches the client while the handler goes on.
         assert self._tg is not None, "handle() is called while running()"
         stream = Stream(None, None, decision.request_id, mode="sse" if decision.sse else None)
         stream.attached = True
         connection = self._connection(self._tg, principal)
-        connection.driver.attach(modern_sink(self.endpoint, stream))
+        driver = connection.driver
+        driver.inline = []
+        writer = _EarlyWriter(self, out, stream, decision, connection.close)
+        driver.attach(modern_sink(self.endpoint, stream, writer.start))
+
+        async def serve_and_answer() -> None:
+            await driver.serve_inline()
+            if writer.started:
+                await writer.finished()
+            else:
+                await self._write_answer(out, stream, decision)
+
         try:
-            connection.driver.feed(decision.body)
-            # 2026-07-28 streamable-http.mdx "Cancellation": closing the stream
-            # cancels the request (closing the connection below).
-            await self._answer(out, stream, decision)
+            driver.feed(self._fed(decision))
+            await out.watched(serve_and_answer)
         finally:
             connection.close()
+            writer.stop()
 
     async def _sse_session(self, out: Responder, decision: OpenSseSession) -> None:
         # The HTTP+SSE session lives as long as this response: it ends when the
@@ -434,30 +519,30 @@ class HttpService:
     async def _answer(self, out: Responder, stream: Stream, decision: Dispatch) -> None:
         # The answer to a dispatched request, JSON or SSE, with the client watched
         # meanwhile: one that hangs up raises PeerGone.
-        async def write() -> None:
-            while stream.mode is None:
-                await stream.wait()
-            if stream.mode == "json":
-                while stream.response is None:
-                    await stream.wait()
-                message, data = stream.response
-                await out.reply(self.endpoint.json_reply(decision, message, data))
-            else:
-                first = decision.priming
-                if first is None:
-                    # Nothing to say before the first event: wait for it, so that
-                    # it goes with the head (a quiet handler's client still gets
-                    # the head, and a keep-alive comment, after sse_ping).
-                    first = b""
-                    if not stream.items and not stream.done:
-                        with anyio.move_on_after(self.timeouts.sse_ping) as quiet:
-                            await stream.wait()
-                        if quiet.cancelled_caught:
-                            first = b":\n\n"
-                head = (*SSE_HEADERS, *decision.headers)
-                await self._write_sse(out, stream, head, first + stream.take())
+        await out.watched(lambda: self._write_answer(out, stream, decision))
 
-        await out.watched(write)
+    async def _write_answer(self, out: Responder, stream: Stream, decision: Dispatch) -> None:
+        while stream.mode is None:
+            await stream.wait()
+        if stream.mode == "json":
+            while stream.response is None:
+                await stream.wait()
+            message, data = stream.response
+            await out.reply(self.endpoint.json_reply(decision, message, data))
+            return
+        first = decision.priming
+        if first is None:
+            # Nothing to say before the first event: wait for it, so that it goes
+            # with the head (a quiet handler's client still gets the head, and a
+            # keep-alive comment, after sse_ping).
+            first = b""
+            if not stream.items and not stream.done:
+                with anyio.move_on_after(self.timeouts.sse_ping) as quiet:
+                    await stream.wait()
+                if quiet.cancelled_caught:
+                    first = b":\n\n"
+        head = (*SSE_HEADERS, *decision.headers)
+        await self._write_sse(out, stream, head, first + stream.take())
 
     async def _stream_events(
         self, out: Responder, stream: Stream | None, decision: OpenStream

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 import anyio
@@ -151,15 +152,20 @@ def _is_answer(message: Message) -> bool:
     return kind is Response or kind is ErrorResponse
 
 
-def modern_sink(endpoint: HttpEndpoint, stream: Stream) -> Sink:
+def modern_sink(
+    endpoint: HttpEndpoint, stream: Stream, early: Callable[[], None] | None = None
+) -> Sink:
     """The driver sink of a 2026-07-28 request's own connection: everything it
     sends belongs to that request's stream (notifications before the response,
-    or a subscriptions/listen stream's notifications)."""
+    or a subscriptions/listen stream's notifications). ``early`` is called when
+    the stream holds messages before its response."""
 
     def sink(messages: list[Message], related: RequestId | None) -> None:
         for message in messages:
             final = _is_answer(message) and message.id == stream.request_id  # type: ignore[union-attr]
             stream.put(endpoint, message, final)
+        if early is not None and stream.items and not stream.done:
+            early()
 
     return sink
 

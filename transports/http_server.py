@@ -174,13 +174,14 @@ class _HttpConnection:
     service's `Responder` for the request being answered.
 
     Reading. The connection's task reads requests itself until its first
-    watched answer; from then on a reader task of the connection does every read.
-    While an answer is written it watches for the client hanging up (which
-    cancels the answer: `watched`); between answers it reads what the
-    connection's task asks for (`_receive`). So a connection starts at most one
-    task, however many requests it carries, and an answer costs one cancel scope.
-    The reader reads one chunk at a time, when asked: what a client sends ahead
-    (pipelined requests) waits in h11's buffer, as much as one read brings.
+    watched answer; from then on a reader task of the connection does every read,
+    always one in progress: while an answer is written it watches for the client
+    hanging up (which cancels the answer: `watched`), and what it reads between
+    answers is the next request, which the connection's task waits for
+    (`_receive`). So a connection starts at most one task, however many requests
+    it carries, and an answer costs one cancel scope. What a client sends ahead
+    (pipelined requests) waits in h11's buffer, a read's worth at most before the
+    reader waits for the connection's task to take it.
     """
 
     def __init__(self, owner: HttpServer, sock: SocketStream, task_group: TaskGroup) -> None:
@@ -222,10 +223,14 @@ class _HttpConnection:
 
     async def _read(self) -> None:
         # The reader task: from the first watched answer to the end of the connection.
+        # It reads again at once unless h11 holds a read's worth that nobody has
+        # taken yet (pipelined requests); then it waits until asked.
         while True:
-            await self._want.wait()
+            if len(self.h11.trailing_data[0]) >= _READ_BYTES:
+                await self._want.wait()
             if self._closing:
                 return
+            self._want.clear()
             try:
                 data = await self.sock.receive(_READ_BYTES)
             except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -413,7 +418,6 @@ class _HttpConnection:
         if self.eof:
             self.hung_up = True
             raise PeerGone
-        self._want.set()
         self.hung_up = False
         with anyio.CancelScope() as scope:
             self._watch = scope
