@@ -236,6 +236,21 @@ async def test_a_modern_handler_streams_what_it_sends_while_it_runs() -> None:
         assert (await client.answer()).json()["id"] == 7
 
 
+async def test_a_legacy_handler_streams_what_it_sends_while_it_runs() -> None:
+    gates = Gates()
+    async with running(_stepping(gates)) as port, RawClient(port) as client:
+        session_id = await open_session(client, "2025-06-18")
+        request = call("step", {}, id=9, _meta={"progressToken": "p"})
+        await client.send("POST", request, mcp_session_id=session_id)
+        head = await client.head()
+        assert head.status == 200 and head.headers["content-type"] == "text/event-stream"
+        early = await client.events(lambda events: bool(data(events)))
+        assert [m["method"] for m in data(early)] == ["notifications/progress"]
+        gates.release.set()
+        assert [m["id"] for m in data(await client.events())] == [9]
+        assert not gates.cancelled.is_set()
+
+
 async def test_hanging_up_on_a_modern_stream_cancels_its_handler() -> None:
     gates = Gates()
     async with running(_stepping(gates)) as port:

@@ -208,9 +208,7 @@ class Driver:
         self.close_error: BaseException | None = None
         self._on_close: list[Callable[[str], None]] = []
         self._idle: anyio.Event | None = None
-        #: Set to a list by a transport that runs requests in its own task: each
-        #: request then waits here for `serve_inline` instead of getting a task.
-        self.inline: list[_Job] | None = None
+        self._inline: list[_Job] | None = None  # see feed_inline
 
     # --- wiring -----------------------------------------------------------------------
 
@@ -280,8 +278,8 @@ class Driver:
             job = (event, anyio.CancelScope())
             self._serving[event.id] = job[1]
             idle = self._idle_workers
-            if self.inline is not None:
-                self.inline.append(job)
+            if self._inline is not None:
+                self._inline.append(job)
             elif idle:
                 idle.pop().start(job)
             else:
@@ -353,12 +351,21 @@ class Driver:
             if not self._serving and self._idle is not None:
                 self._idle.set()
 
-    async def serve_inline(self) -> None:
-        """Serve, in the calling task and one after another, the requests that wait
-        in ``inline``; each in its cancel scope, as a handler task would."""
-        jobs = self.inline
-        while jobs:
-            event, scope = jobs.pop(0)
+    def feed_inline(self, item: bytes | Message | LineTooLong) -> list[_Job]:
+        """`feed`, except that the requests it brings get no task: they are
+        returned, for the caller to serve in its own task with `serve_inline`."""
+        jobs: list[_Job] = []
+        self._inline = jobs
+        try:
+            self.feed(item)
+        finally:
+            self._inline = None
+        return jobs
+
+    async def serve_inline(self, jobs: list[_Job]) -> None:
+        """Serve requests from `feed_inline` in the calling task, one after another,
+        each in its cancel scope (as a handler task would)."""
+        for event, scope in jobs:
             with scope:
                 await self._serve(event)
 

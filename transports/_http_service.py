@@ -66,9 +66,10 @@ from mcp_core._http_decisions import (
 from mcp_core._http_headers import header_param_paths
 from mcp_core._http_server import HttpEndpoint, HttpServerConfig
 
-from ._driver import DEFAULT_MAX_CONCURRENCY
+from ._driver import DEFAULT_MAX_CONCURRENCY, Driver
 from ._http_streams import LegacySession, SseSession, Stream, modern_sink
 from ._serve import ServerConnection
+from ._suspend import watching
 
 __all__ = [
     "DEFAULT_TIMEOUTS",
@@ -153,13 +154,21 @@ class Responder(Protocol):
         """End a streamed response, after ``data``, the last part of its body."""
 
     async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
-        """Run ``write`` while watching for the client to hang up; if it does,
-        cancel ``write`` and raise `PeerGone`."""
+        """Run ``write`` while watching for the client to hang up (from the first
+        `watch` on, at the latest); if it does, cancel ``write`` and raise
+        `PeerGone`."""
+
+    def watch(self) -> bool:
+        """Watch for a hang-up from now on, if not already: a responder may wait
+        for this until ``write`` first waits, as a hang-up matters only to what
+        waits (a write that fails raises `PeerGone` anyway). Returns True."""
 
 
-class _EarlyWriter:
-    """Writes a 2026-07-28 request's stream from a task of its own, for a handler
-    that runs in the answering task and sends something before its response."""
+class _Writer:
+    """Writes the answer to a request from a task of its own while the request's
+    handler runs in the answering task: started when the handler sends a message
+    before its response, or waits while the answer is a stream (whose head,
+    priming event and keep-alive comments are then due)."""
 
     def __init__(
         self,
@@ -167,20 +176,20 @@ class _EarlyWriter:
         out: Responder,
         stream: Stream,
         decision: Dispatch,
-        on_gone: Callable[[], None],
+        on_gone: Callable[[], None] | None,
     ) -> None:
         self._service = service
-        self._on_gone = on_gone
         self._out = out
         self._stream = stream
         self._decision = decision
+        self._on_gone = on_gone
         self._scope: anyio.CancelScope | None = None
         self._done: anyio.Event | None = None
         self._gone = False
         self.started = False
 
     def start(self) -> None:
-        """Start writing (once); the sink calls it when a message comes early."""
+        """Start writing, once."""
         if self.started:
             return
         self.started = True
@@ -192,18 +201,23 @@ class _EarlyWriter:
 
     async def _run(self) -> None:
         assert self._scope is not None and self._done is not None
+        service, out, stream, decision = self._service, self._out, self._stream, self._decision
         try:
             with self._scope:
-                await self._service._write_answer(self._out, self._stream, self._decision)
+                if self._on_gone is None:
+                    # Nobody else watches this answer: the writer does.
+                    await out.watched(lambda: service._write_answer(out, stream, decision))
+                else:
+                    await service._write_answer(out, stream, decision)
         except PeerGone:
-            # The client went (or stopped reading): the request is cancelled.
             self._gone = True
-            self._on_gone()
+            if self._on_gone is not None:
+                self._on_gone()
         finally:
             self._done.set()
 
     async def finished(self) -> None:
-        """Wait until the stream is written.
+        """Wait until the answer is written.
 
         Raises:
             PeerGone: the client went away meanwhile.
@@ -433,13 +447,19 @@ class HttpService:
         stream = session.open(decision)
         stream_id = decision.stream_id or ""
         endpoint.attach(decision.session_id, stream_id, anyio.current_time())
-        session.connection.driver.feed(self._fed(decision))
+        driver = session.connection.driver
+        jobs = driver.feed_inline(self._fed(decision))
         if decision.created and session.connection.session.state is SessionState.NEW:
             # The initialize was refused: there is no session to keep.
             endpoint.end_session(decision.session_id)
             self._end(decision.session_id)
         try:
-            await self._answer(out, stream, decision)
+            if jobs:
+                # Its handler runs here, unwatched: a client that hangs up does not
+                # cancel a legacy request (see below).
+                await self._serve_here(out, stream, decision, driver, jobs, None)
+            else:
+                await self._answer(out, stream, decision)
         except PeerGone:
             # 2025-11-25 "Sending Messages" item 6: a disconnection is not a
             # cancellation. A stream that has sent an event id goes on in the
@@ -453,34 +473,59 @@ class HttpService:
             endpoint.detach(decision.session_id, stream_id, anyio.current_time())
 
     async def _modern(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
-        # The request gets a connection of its own, and its handler runs here, in
-        # the task that answers the POST: no task to start, and a client that
-        # hangs up cancels the handler with the answer (2026-07-28
+        # The request gets a connection of its own and its handler runs here,
+        # watched: a client that hangs up cancels it (2026-07-28
         # streamable-http.mdx "Cancellation": closing the stream cancels the
-        # request). Whatever the handler sends before its response (progress,
-        # logs) is streamed by a writer task, started when the first such message
-        # comes, so that it reaches the client while the handler goes on.
+        # request).
         assert self._tg is not None, "handle() is called while running()"
         stream = Stream(None, None, decision.request_id, mode="sse" if decision.sse else None)
         stream.attached = True
         connection = self._connection(self._tg, principal)
         driver = connection.driver
-        driver.inline = []
-        writer = _EarlyWriter(self, out, stream, decision, connection.close)
-        driver.attach(modern_sink(self.endpoint, stream, writer.start))
+        driver.attach(modern_sink(self.endpoint, stream))
+        try:
+            jobs = driver.feed_inline(self._fed(decision))
+            await out.watched(
+                lambda: self._serve_here(out, stream, decision, driver, jobs, connection.close)
+            )
+        finally:
+            connection.close()
 
-        async def serve_and_answer() -> None:
-            await driver.serve_inline()
+    async def _serve_here(
+        self,
+        out: Responder,
+        stream: Stream,
+        decision: Dispatch,
+        driver: Driver,
+        jobs: list[Any],
+        on_gone: Callable[[], None] | None,
+    ) -> None:
+        # Serve a request's handler in the task answering its POST (no task to
+        # start, no task switch to wait for it), then write the answer. A handler
+        # that sends something before its response, or that waits while the answer
+        # is a stream, gets a writer task meanwhile (`_Writer`), so that its
+        # messages, and a stream's head and keep-alives, reach the client while it
+        # goes on. ``on_gone``: what to do when the client goes (None: the writer
+        # watches for that itself, as this task is not watched).
+        writer = _Writer(self, out, stream, decision, on_gone)
+        stream.early = writer.start
+
+        def suspended() -> bool:
+            if on_gone is not None:
+                out.watch()
+            if stream.mode == "sse":
+                writer.start()
+            return True
+
+        try:
+            await watching(driver.serve_inline(jobs), suspended)
             if writer.started:
+                out.watch()
                 await writer.finished()
             else:
                 await self._write_answer(out, stream, decision)
-
-        try:
-            driver.feed(self._fed(decision))
-            await out.watched(serve_and_answer)
         finally:
-            connection.close()
+            stream.early = None
             writer.stop()
 
     async def _sse_session(self, out: Responder, decision: OpenSseSession) -> None:
@@ -522,11 +567,15 @@ class HttpService:
         await out.watched(lambda: self._write_answer(out, stream, decision))
 
     async def _write_answer(self, out: Responder, stream: Stream, decision: Dispatch) -> None:
-        while stream.mode is None:
-            await stream.wait()
-        if stream.mode == "json":
-            while stream.response is None:
+        # Every wait for the application watches for a hang-up first (out.watch).
+        if stream.mode is None or (stream.mode == "json" and stream.response is None):
+            out.watch()
+            while stream.mode is None:
                 await stream.wait()
+            while stream.mode == "json" and stream.response is None:
+                await stream.wait()
+        if stream.mode == "json":
+            assert stream.response is not None
             message, data = stream.response
             await out.reply(self.endpoint.json_reply(decision, message, data))
             return
@@ -537,6 +586,7 @@ class HttpService:
             # keep-alive comment, after sse_ping).
             first = b""
             if not stream.items and not stream.done:
+                out.watch()
                 with anyio.move_on_after(self.timeouts.sse_ping) as quiet:
                     await stream.wait()
                 if quiet.cancelled_caught:
@@ -575,6 +625,7 @@ class HttpService:
                 continue
             if stream.done or stream.overflow:
                 break
+            out.watch()
             with anyio.move_on_after(self.timeouts.sse_ping) as quiet:
                 await stream.wait()
             if quiet.cancelled_caught:

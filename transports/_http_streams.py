@@ -52,12 +52,15 @@ class Stream:
         done: the final message is queued: end after writing what is queued.
         attached: a connection is writing this stream.
         overflow: the client read too slowly; its connection is dropped.
+        early: called when a message is queued before the stream's end, for a
+            stream whose writer is busy running the request's handler.
     """
 
     __slots__ = (
         "_wake",
         "attached",
         "done",
+        "early",
         "items",
         "json_only",
         "mode",
@@ -86,6 +89,7 @@ class Stream:
         self.done = False
         self.attached = False
         self.overflow = False
+        self.early: Callable[[], None] | None = None
         # The writer's event, made when it first waits: an idle session's
         # standalone stream then costs no event. True: woken with nobody waiting.
         self._wake: anyio.Event | bool | None = None
@@ -131,6 +135,8 @@ class Stream:
         else:
             self.push(endpoint.event(self.session_id, self.stream_id, data))
             self.done = final
+            if not final and self.early is not None:
+                self.early()
         self.wake()
 
     def push(self, event: bytes) -> None:
@@ -152,20 +158,15 @@ def _is_answer(message: Message) -> bool:
     return kind is Response or kind is ErrorResponse
 
 
-def modern_sink(
-    endpoint: HttpEndpoint, stream: Stream, early: Callable[[], None] | None = None
-) -> Sink:
+def modern_sink(endpoint: HttpEndpoint, stream: Stream) -> Sink:
     """The driver sink of a 2026-07-28 request's own connection: everything it
     sends belongs to that request's stream (notifications before the response,
-    or a subscriptions/listen stream's notifications). ``early`` is called when
-    the stream holds messages before its response."""
+    or a subscriptions/listen stream's notifications)."""
 
     def sink(messages: list[Message], related: RequestId | None) -> None:
         for message in messages:
             final = _is_answer(message) and message.id == stream.request_id  # type: ignore[union-attr]
             stream.put(endpoint, message, final)
-        if early is not None and stream.items and not stream.done:
-            early()
 
     return sink
 

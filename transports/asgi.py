@@ -272,6 +272,9 @@ class _Responder:
         self.complete = True
         await self._out({"type": "http.response.body", "body": data})
 
+    def watch(self) -> bool:
+        return True  # watched() always watches
+
     async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
         gone = False
         async with anyio.create_task_group() as tg:

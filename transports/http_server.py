@@ -173,8 +173,8 @@ class _HttpConnection:
     """One client socket: requests read with h11, one at a time; it is the
     service's `Responder` for the request being answered.
 
-    Reading. The connection's task reads requests itself until its first
-    watched answer; from then on a reader task of the connection does every read,
+    Reading. The connection's task reads requests itself until an answer first
+    waits (`watch`); from then on a reader task of the connection does every read,
     always one in progress: while an answer is written it watches for the client
     hanging up (which cancels the answer: `watched`), and what it reads between
     answers is the next request, which the connection's task waits for
@@ -407,14 +407,19 @@ class _HttpConnection:
             with contextlib.suppress(PeerGone, h11.LocalProtocolError):
                 await self.reply(Reply(status, close=True))
 
-    async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
-        # Run ``write`` while the reader watches the socket; raise PeerGone if the
-        # client hung up (the reader cancels ``write``) or stopped taking what we
-        # wrote. The request has been read whole: what the reader gets now is
-        # either the next pipelined request (kept for later) or the end.
+    def watch(self) -> bool:
+        # From now on the reader watches the socket (it starts once, and reads
+        # for the connection from then on).
         if not self._reader:
             self._reader = True
             self._tg.start_soon(self._read)
+        return True
+
+    async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
+        # Run ``write``; raise PeerGone if the client hung up (once watched, the
+        # reader cancels ``write``) or stopped taking what we wrote. The request
+        # has been read whole: what the reader gets now is either the next
+        # pipelined request (kept for later) or the end.
         if self.eof:
             self.hung_up = True
             raise PeerGone
