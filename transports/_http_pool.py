@@ -25,6 +25,8 @@ from anyio.abc import ByteStream
 
 from mcp_core._http_client_decisions import Origin
 
+from ._http_heads import lines_of, with_lines
+
 __all__ = [
     "DEFAULT_TIMEOUTS",
     "FAILURES",
@@ -34,6 +36,7 @@ __all__ = [
     "describe",
 ]
 
+_END: Final = h11.EndOfMessage()
 _READ_BYTES: Final = 65536
 _MAX_HEAD_BYTES: Final = 64 * 1024
 """Largest response head read (h11's default is 16 KiB; some proxies send long
@@ -125,15 +128,15 @@ class HttpConnection:
     ) -> None:
         """Send a whole request."""
         self.fresh = True
-        pairs = list(headers)
+        own, lines = lines_of(headers)
         if body or method == "POST":
-            pairs.append(("content-length", str(len(body))))
-        events: list[Any] = [h11.Request(method=method, target=target, headers=pairs)]
-        if body:
-            events.append(h11.Data(data=body))
-        events.append(h11.EndOfMessage())
+            own.append(("content-length", str(len(body))))
         send = self.h11.send
-        data = b"".join([send(event) or b"" for event in events])
+        request = h11.Request(method=method, target=target, headers=own)
+        data = with_lines(send(request) or b"", lines)
+        if body:
+            data += send(h11.Data(data=body)) or b""
+        data += send(_END) or b""
         scope = self.scope
         if scope is not None:
             scope.deadline = anyio.current_time() + self.timeouts.write

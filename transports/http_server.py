@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -43,6 +43,7 @@ from mcp_core._http_headers import LOOPBACK_HOSTS, is_loopback
 from mcp_core._http_server import HttpServerConfig
 
 from ._driver import DEFAULT_MAX_CONCURRENCY
+from ._http_heads import lines_of, with_lines
 from ._http_service import DEFAULT_TIMEOUTS, Authenticate, HttpService, HttpTimeouts, PeerGone
 
 __all__ = [
@@ -363,44 +364,43 @@ class _HttpConnection:
 
     # --- writing (the Responder) -------------------------------------------------------------
 
-    async def _send(self, *events: Any) -> None:
-        send = self.h11.send
-        data = b"".join([send(event) or b"" for event in events])
-        if data:
-            try:
-                with anyio.fail_after(self.timeouts.write):
-                    await self.sock.send(data)
-            except (TimeoutError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                raise PeerGone from None
+    async def _send(self, data: bytes) -> None:
+        try:
+            with anyio.fail_after(self.timeouts.write):
+                await self.sock.send(data)
+        except (TimeoutError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            raise PeerGone from None
+
+    def _head(self, status: int, headers: Iterable[tuple[str, str]]) -> bytes:
+        own, lines = lines_of(headers)
+        response = h11.Response(status_code=status, headers=own)
+        return with_lines(self.h11.send(response) or b"", lines)
 
     async def reply(self, reply: Reply) -> None:
-        headers = [*reply.headers, ("content-length", str(len(reply.body)))]
+        own = [("content-length", str(len(reply.body)))]
         if reply.close:
-            headers.append(("connection", "close"))
-        response = h11.Response(status_code=reply.status, headers=headers)
+            own.append(("connection", "close"))
+        data = self._head(reply.status, (*reply.headers, *own))
         if reply.body:
-            await self._send(response, h11.Data(data=reply.body), _END)
-        else:
-            await self._send(response, _END)
+            data += self.h11.send(h11.Data(data=reply.body)) or b""
+        await self._send(data + (self.h11.send(_END) or b""))
 
     async def start(
         self, status: int, headers: Headers, data: bytes = b"", end: bool = False
     ) -> None:
-        events: list[Any] = [h11.Response(status_code=status, headers=list(headers))]
+        out = self._head(status, headers)
         if data:
-            events.append(h11.Data(data=data))
+            out += self.h11.send(h11.Data(data=data)) or b""
         if end:
-            events.append(_END)
-        await self._send(*events)
+            out += self.h11.send(_END) or b""
+        await self._send(out)
 
     async def send(self, data: bytes) -> None:
-        await self._send(h11.Data(data=data))
+        await self._send(self.h11.send(h11.Data(data=data)) or b"")
 
     async def end(self, data: bytes = b"") -> None:
-        if data:
-            await self._send(h11.Data(data=data), _END)
-        else:
-            await self._send(_END)
+        out = (self.h11.send(h11.Data(data=data)) or b"") if data else b""
+        await self._send(out + (self.h11.send(_END) or b""))
 
     async def _fail(self, status: int) -> None:
         if self.h11.our_state in (h11.IDLE, h11.SEND_RESPONSE):

@@ -1,0 +1,80 @@
+"""The heads we send with h11: the same fields h11 would write, checked by h11's rules."""
+
+from __future__ import annotations
+
+import h11
+import pytest
+
+from transports._http_heads import lines_of, with_lines
+
+HEADERS = [
+    ("host", "127.0.0.1:8000"),
+    ("user-agent", "mcp-core/0.1.0"),
+    ("content-type", "application/json"),
+    ("accept", "application/json, text/event-stream"),
+    ("mcp-protocol-version", "2026-07-28"),
+    ("mcp-name", "a b\tc"),
+    ("x-empty", ""),
+]
+
+
+def _fields(head: bytes) -> tuple[bytes, list[bytes]]:
+    start, *fields = head.split(b"\r\n\r\n")[0].split(b"\r\n")
+    return start, sorted(fields)
+
+
+def _request(headers: list[tuple[str, str]], spliced: bool) -> tuple[h11.Connection, bytes]:
+    connection = h11.Connection(h11.CLIENT)
+    if not spliced:
+        head = connection.send(h11.Request(method="POST", target="/mcp", headers=headers))
+        return connection, head or b""
+    own, lines = lines_of(headers)
+    head = connection.send(h11.Request(method="POST", target="/mcp", headers=own))
+    return connection, with_lines(head or b"", lines)
+
+
+def test_a_head_has_the_fields_h11_would_write() -> None:
+    headers = [*HEADERS, ("content-length", "2")]
+    _, ours = _request(headers, spliced=True)
+    _, theirs = _request(headers, spliced=False)
+    assert ours.endswith(b"\r\n\r\n") and ours.count(b"\r\n\r\n") == 1
+    assert ours.startswith(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:8000\r\n")
+    assert _fields(ours) == _fields(theirs)
+
+
+def test_fields_h11_acts_on_go_through_h11() -> None:
+    own, lines = lines_of([("Connection", "close"), ("content-length", "0"), ("x-a", "1")])
+    assert own == [("Connection", "close"), ("content-length", "0")]
+    assert lines == b"x-a: 1\r\n"
+    connection, _ = _request([("host", "h"), ("connection", "close")], spliced=True)
+    connection.send(h11.EndOfMessage())
+    assert connection.our_state is h11.MUST_CLOSE
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        ("x-injected", "a\r\nset-cookie: b"),
+        ("x-nul", "a\x00b"),
+        ("x-padded", " a"),
+        ("bad name", "a"),
+        ("x:colon", "a"),
+        ("", "a"),
+    ],
+)
+def test_a_field_h11_would_refuse_is_refused(field: tuple[str, str]) -> None:
+    with pytest.raises(h11.LocalProtocolError):
+        h11.Request(method="POST", target="/", headers=[("host", "h"), field])
+    with pytest.raises(h11.LocalProtocolError):
+        lines_of([field])
+    with pytest.raises(h11.LocalProtocolError):
+        lines_of([field])  # refused again: refusals are not remembered
+
+
+def test_a_response_head_without_other_fields_is_unchanged() -> None:
+    connection = h11.Connection(h11.SERVER)
+    connection.receive_data(b"GET / HTTP/1.1\r\nhost: h\r\n\r\n")
+    connection.next_event()
+    own, lines = lines_of([("content-length", "0")])
+    head = connection.send(h11.Response(status_code=204, headers=own)) or b""
+    assert with_lines(head, lines) == head
