@@ -357,6 +357,12 @@ class HttpClientEndpoint:
             return refusal_end(self, found)
         return self._END[found.kind](self, found, "the server ended the stream")
 
+    def answered(self, exchange: int) -> bool:
+        """Whether an exchange carries no unanswered request of ours any more (its
+        response came, it failed, or it never carried one)."""
+        found = self._exchanges.get(exchange)
+        return found is None or found.request_id not in self._requests
+
     def receive_failure(self, exchange: int, reason: str) -> list[Action]:
         """An exchange failed: no connection, a broken one, a timeout, bad HTTP."""
         found = self._exchanges.pop(exchange, None)

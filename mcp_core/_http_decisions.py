@@ -97,14 +97,19 @@ class HttpRequest:
         headers: dict[str, str] = {}
         count = size = 0
         for name, value in pairs:
-            key = (name.decode("latin-1") if isinstance(name, bytes) else name).lower()
-            text = value.decode("latin-1") if isinstance(value, bytes) else value
-            headers[key] = f"{headers[key]}, {text}" if key in headers else text
+            # Exact type checks: h11 gives bytes (names lower-cased already), ASGI
+            # bytes, tests str; this runs for every field of every request.
+            key = (name.decode("latin-1") if type(name) is bytes else str(name)).lower()
+            text = value.decode("latin-1") if type(value) is bytes else str(value)
+            if key in headers:
+                headers[key] = f"{headers[key]}, {text}"
+            else:
+                headers[key] = text
             count += 1
             size += len(key) + len(text) + 4
         return cls(
-            method=method.decode("ascii") if isinstance(method, bytes) else method,
-            target=target.decode("latin-1") if isinstance(target, bytes) else target,
+            method=method.decode("ascii") if type(method) is bytes else str(method),
+            target=target.decode("latin-1") if type(target) is bytes else str(target),
             headers=headers,
             prefix=prefix,
             header_count=count,

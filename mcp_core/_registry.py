@@ -108,7 +108,9 @@ class Registry:
         self._declared: set[str] = set()
         self._changes: dict[str, None] = {}
         self._updates: dict[str, None] = {}
-        self._watchers: list[Callable[[str, Any], None]] = []
+        # By registration (a key of its own each): removing one is O(1) however
+        # many connections watch, and a modern HTTP request watches briefly.
+        self._watchers: dict[object, Callable[[str, Any], None]] = {}
         self._started = False
 
     # --- tools -------------------------------------------------------------------------
@@ -340,7 +342,7 @@ class Registry:
         self._updates[uri] = None
         if self._watchers:
             params = ResourceUpdatedNotificationParams(uri=uri)
-            for watcher in list(self._watchers):
+            for watcher in list(self._watchers.values()):
                 watcher("notifications/resources/updated", params)
 
     def take_resource_updates(self) -> list[str]:
@@ -549,7 +551,7 @@ class Registry:
         if self._started:
             method = _LIST_CHANGED[feature]
             self._changes[method] = None
-            for watcher in list(self._watchers):
+            for watcher in list(self._watchers.values()):
                 watcher(method, UNSET)
 
     def watch(self, watcher: Callable[[str, Any], None]) -> Callable[[], None]:
@@ -563,11 +565,11 @@ class Registry:
         Returns:
             A function that stops the watching.
         """
-        self._watchers.append(watcher)
+        key = object()
+        self._watchers[key] = watcher
 
         def unwatch() -> None:
-            if watcher in self._watchers:
-                self._watchers.remove(watcher)
+            self._watchers.pop(key, None)
 
         return unwatch
 

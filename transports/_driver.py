@@ -209,6 +209,12 @@ class Driver:
         self._on_close: list[Callable[[str], None]] = []
         self._idle: anyio.Event | None = None
         self._inline: list[_Job] | None = None  # see feed_inline
+        #: Set by a transport that can carry a request in the task that waits for
+        #: its answer: `wait_for` calls it instead of `flush` (it flushes), and
+        #: awaits what it returns, if anything, before waiting for the answer.
+        #: Not used for a request that takes progress, whose waiter must wake
+        #: for each notification.
+        self.carry: Callable[[RequestId | None], Awaitable[None] | None] | None = None
 
     # --- wiring -----------------------------------------------------------------------
 
@@ -476,10 +482,16 @@ class Driver:
         """
         waiter = _Waiter()
         self._waiters[request_id] = waiter
-        self.flush(related)
+        carried = None
+        if self.carry is not None and on_progress is None:
+            carried = self.carry(related)  # flushes
+        else:
+            self.flush(related)
         if timeout is not None:
             self.watch_deadlines()
         try:
+            if carried is not None:
+                await carried
             if on_progress is None:
                 await waiter.event.wait()
             else:

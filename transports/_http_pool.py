@@ -178,6 +178,19 @@ class HttpConnection:
             if not isinstance(event, h11.InformationalResponse):
                 raise h11.RemoteProtocolError(f"unexpected {type(event).__name__}")
 
+    def poll_chunk(self) -> bytes | bool | None:
+        """The next chunk of the response body if h11 has it (None at its end),
+        else False: getting it would wait."""
+        event: Any = self.h11.next_event()
+        if event is h11.NEED_DATA:
+            return False
+        kind = type(event)
+        if kind is h11.Data:
+            return bytes(event.data)
+        if kind is h11.EndOfMessage:
+            return None
+        raise anyio.EndOfStream
+
     async def receive_chunk(self) -> bytes | None:
         """The next chunk of the response body; None at its end."""
         event = await self._next_event(self.timeouts.read)
