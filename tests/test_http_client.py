@@ -231,6 +231,18 @@ async def test_cancelling_a_call_cancels_it_at_the_server(era: str) -> None:
             assert only_text(await client.call_tool("echo", {"text": "still here"})) == "still here"
 
 
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+async def test_a_call_that_times_out_is_cancelled_at_the_server(era: str) -> None:
+    # The call's POST runs in the calling task: the timeout still ends it.
+    gates = Gates()
+    with anyio.fail_after(LIMIT):
+        async with serving(make_server(gates)) as (_, url), client_of(url, era) as client:
+            with pytest.raises(TimeoutError):
+                await client.call_tool("hang", timeout=0.2)
+            await gates.cancelled.wait()
+            assert only_text(await client.call_tool("echo", {"text": "still here"})) == "still here"
+
+
 async def test_connections_are_kept_alive() -> None:
     with anyio.fail_after(LIMIT):
         async with serving(make_server(Gates())) as (_, url):
