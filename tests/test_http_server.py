@@ -8,6 +8,7 @@ synchronise.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -261,6 +262,30 @@ async def test_hanging_up_on_a_modern_stream_cancels_its_handler() -> None:
             await client.events(lambda events: bool(data(events)))
             with anyio.fail_after(LIMIT):
                 await gates.started.wait()
+        with anyio.fail_after(LIMIT):
+            await gates.cancelled.wait()
+
+
+async def test_a_client_that_stops_reading_is_cut_off_and_its_request_cancelled() -> None:
+    # The writer task's write times out (HttpTimeouts.write): the connection is
+    # dropped and, in this era, that cancels the handler.
+    gates = Gates()
+    server = make_server(gates)
+
+    @server.tool
+    async def flood(ctx: Context) -> str:
+        """Send large progress messages until cancelled."""
+        try:
+            for step in itertools.count(1):
+                await ctx.report_progress(step, None, "x" * 60_000)
+                await anyio.sleep(0)
+        except anyio.get_cancelled_exc_class():
+            gates.cancelled.set()
+            raise
+
+    async with running(server, HttpTimeouts(write=0.2)) as port, RawClient(port) as client:
+        request = call("flood", {}, id=10, _meta={**META, "progressToken": "p"})
+        await client.send("POST", request, **modern_headers("tools/call", "flood"))
         with anyio.fail_after(LIMIT):
             await gates.cancelled.wait()
 

@@ -368,11 +368,15 @@ class Driver:
             self._inline = None
         return jobs
 
-    async def serve_inline(self, jobs: list[_Job]) -> None:
+    async def serve_inline(self, jobs: list[_Job], *, scoped: bool = True) -> None:
         """Serve requests from `feed_inline` in the calling task, one after another,
-        each in its cancel scope (as a handler task would)."""
+        each in its cancel scope (as a handler task would); ``scoped=False`` when
+        the caller's own scope is how they are cancelled (nothing else will)."""
         for event, scope in jobs:
-            with scope:
+            if scoped:
+                with scope:
+                    await self._serve(event)
+            else:
                 await self._serve(event)
 
     async def finish_serving(self, timeout: float) -> None:

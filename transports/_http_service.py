@@ -163,6 +163,10 @@ class Responder(Protocol):
         for this until ``write`` first waits, as a hang-up matters only to what
         waits (a write that fails raises `PeerGone` anyway). Returns True."""
 
+    def gone(self) -> None:
+        """The client cannot be written to any more (another task's write
+        failed): cancel what `watched` runs, which then raises `PeerGone`."""
+
 
 class _Writer:
     """Writes the answer to a request from a task of its own while the request's
@@ -485,8 +489,10 @@ class HttpService:
         driver.attach(modern_sink(self.endpoint, stream))
         try:
             jobs = driver.feed_inline(self._fed(decision))
+            # The answer's watched scope is how the handler is cancelled: when the
+            # client hangs up, or a write of the writer task fails (out.gone).
             await out.watched(
-                lambda: self._serve_here(out, stream, decision, driver, jobs, connection.close)
+                lambda: self._serve_here(out, stream, decision, driver, jobs, out.gone)
             )
         finally:
             connection.close()
@@ -518,7 +524,7 @@ class HttpService:
             return True
 
         try:
-            await watching(driver.serve_inline(jobs), suspended)
+            await watching(driver.serve_inline(jobs, scoped=on_gone is None), suspended)
             if writer.started:
                 out.watch()
                 await writer.finished()

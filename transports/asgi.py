@@ -239,6 +239,8 @@ class _Responder:
         self._write_timeout = timeouts.write
         #: The last part of the response is being sent: a disconnect is no hang-up.
         self.complete = False
+        self._watching: anyio.CancelScope | None = None
+        self._gone = False
 
     async def _out(self, message: Message) -> None:
         try:
@@ -275,9 +277,16 @@ class _Responder:
     def watch(self) -> bool:
         return True  # watched() always watches
 
+    def gone(self) -> None:
+        if self._watching is not None:
+            self._gone = True
+            self._watching.cancel()
+
     async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
         gone = False
+        self._gone = False
         async with anyio.create_task_group() as tg:
+            self._watching = tg.cancel_scope
 
             async def watch() -> None:
                 nonlocal gone
@@ -294,6 +303,8 @@ class _Responder:
                 await write()
             except PeerGone:
                 gone = True
+            finally:
+                self._watching = None
             tg.cancel_scope.cancel()
-        if gone:
+        if gone or self._gone:
             raise PeerGone

@@ -415,6 +415,12 @@ class _HttpConnection:
             self._tg.start_soon(self._read)
         return True
 
+    def gone(self) -> None:
+        watch = self._watch
+        if watch is not None:
+            self.hung_up = True
+            watch.cancel()
+
     async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
         # Run ``write``; raise PeerGone if the client hung up (once watched, the
         # reader cancels ``write``) or stopped taking what we wrote. The request
