@@ -495,8 +495,10 @@ class Driver:
             self.watch_deadlines()
         try:
             if carried is not None:
-                await carried
-            if on_progress is None:
+                await carried  # its I/O waited: no checkpoint is owed if it brought the answer
+                if not waiter.done:
+                    await waiter.event.wait()
+            elif on_progress is None:
                 await waiter.event.wait()
             else:
                 await self._wait_with_progress(waiter, on_progress)
