@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+import math
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, Final
@@ -202,6 +203,7 @@ class _HttpConnection:
         self._want = _Signal()  # the reader may read once more
         self._got = _Signal()  # the reader gave h11 something (data, or the end)
         self._watch: anyio.CancelScope | None = None
+        self._deadline: anyio.CancelScope | None = None
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -250,38 +252,37 @@ class _HttpConnection:
                 return
             self._got.set()
 
-    async def _next_event(self) -> Any:
-        while True:
-            event = self.h11.next_event()
-            if event is not h11.NEED_DATA:
-                return event
+    async def _receive_within(self, deadline: float) -> None:
+        # A read bounded by the connection's deadline, which ends the connection
+        # when it passes: one scope for the connection's life, whose deadline is
+        # set only while it waits for a request.
+        scope = self._deadline
+        assert scope is not None
+        scope.deadline = deadline
+        try:
             await self._receive()
+        finally:
+            scope.deadline = math.inf
 
     async def _read_head(self) -> h11.Request | None:
-        # Timeouts are entered only to wait: a request whose head (and body)
-        # came in one read costs no cancel scope, and leaves no timer behind.
+        # Timeouts apply only to waits: a request whose head (and body) came in
+        # one read sets no deadline.
         event = self.h11.next_event()
         if event is h11.NEED_DATA:
             # Idle between requests: wait keep_alive for the first byte, then
             # head for the rest of the head (a slowloris client is cut off).
-            with anyio.move_on_after(self.timeouts.keep_alive) as idle:
-                await self._receive()
-            if idle.cancelled_caught:
-                return None
+            await self._receive_within(anyio.current_time() + self.timeouts.keep_alive)
             event = self.h11.next_event()
             if event is h11.NEED_DATA:
-                with anyio.move_on_after(self.timeouts.head) as slow:
-                    event = await self._next_event()
-                if slow.cancelled_caught:
-                    return None
+                deadline = anyio.current_time() + self.timeouts.head
+                while event is h11.NEED_DATA:
+                    await self._receive_within(deadline)
+                    event = self.h11.next_event()
         return event if isinstance(event, h11.Request) else None  # else ConnectionClosed
 
     async def _read_body(self, limit: int) -> bytes | None:
-        """The whole body, or None if it grows past ``limit``.
-
-        Raises:
-            TimeoutError: it took longer than the ``body`` timeout.
-        """
+        """The whole body, or None if it grows past ``limit`` (the connection
+        ends if it takes longer than the ``body`` timeout)."""
         chunks: list[bytes] = []
         size = 0
         deadline: float | None = None
@@ -290,8 +291,7 @@ class _HttpConnection:
             if event is h11.NEED_DATA:
                 if deadline is None:
                     deadline = anyio.current_time() + self.timeouts.body
-                with anyio.fail_after(deadline - anyio.current_time()):
-                    await self._receive()
+                await self._receive_within(deadline)
             elif isinstance(event, h11.Data):
                 size += len(event.data)
                 if size > limit:
@@ -304,7 +304,8 @@ class _HttpConnection:
 
     async def run(self) -> None:
         try:
-            await self._serve()
+            with anyio.CancelScope() as self._deadline:
+                await self._serve()
         finally:
             # The reader, if any, ends: now if it waits for a turn, or when the
             # socket closes under its read.
@@ -330,8 +331,6 @@ class _HttpConnection:
                 return
             try:
                 body = await self._read_body(endpoint.config.max_body_bytes)
-            except TimeoutError:
-                return
             except h11.RemoteProtocolError as exc:
                 await self._fail(exc.error_status_hint)
                 return
