@@ -525,6 +525,9 @@ class HttpService:
 
         try:
             await watching(driver.serve_inline(jobs, scoped=on_gone is None), suspended)
+            # From here on one task writes the answer: the writer, if it started,
+            # else this one (a stream has one writer: Stream.wait has one waiter).
+            stream.early = None
             if writer.started:
                 out.watch()
                 await writer.finished()
