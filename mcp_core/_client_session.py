@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, Raw
 
 from ._client_opening import ClientConfig, ClientOpening
 from ._errors import (
@@ -68,6 +68,7 @@ __all__ = ["ClientConfig", "ClientSession"]
 
 
 _input_required_decoder: Final = msgspec.json.Decoder(InputRequiredResult)
+_UNREAD: Final = object()
 
 
 class _ResultTypeProbe(msgspec.Struct, rename="camel"):
@@ -197,12 +198,19 @@ class ClientSession(ClientOpening):
         if pending is None:
             return self._unexpected_answer(message.id)
         method = pending.method
+        # decode_result, its fast path inlined; it says what is wrong, if anything.
+        raw = message.result
         try:
-            result = decode_result(message, pending.decoder)
-        except RemoteProtocolError as exc:
-            if self.era == "modern" and _result_type(message) == "input_required":
-                return self._input_required(message, method)
-            return self._bad_result(message.id, method, exc.message)
+            result = pending.decoder.decode(raw) if type(raw) is Raw else _UNREAD
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            result = _UNREAD
+        if result is _UNREAD:
+            try:
+                result = decode_result(message, pending.decoder)
+            except RemoteProtocolError as exc:
+                if self.era == "modern" and _result_type(message) == "input_required":
+                    return self._input_required(message, method)
+                return self._bad_result(message.id, method, exc.message)
         result_type = getattr(result, "result_type", UNSET)
         if result_type is UNSET or result_type == "complete":
             return [ResponseReceived(id=message.id, method=method, result=result)]
