@@ -33,7 +33,7 @@ from ._events import (
     RequestReceived,
     ResponseReceived,
 )
-from ._exchange import progress_token_of, with_meta
+from ._exchange import _Pending, progress_token_of, with_meta
 from ._jsonrpc import (
     DEFAULT_LIMITS,
     Limits,
@@ -138,7 +138,18 @@ class ClientSession(ClientOpening):
             decoder = self._route(method)
         if self.era == "modern":
             params = with_meta(params, self._meta)
-        return self._queue_request(method, params, decoder, now, timeout, progress)
+        if progress:
+            return self._queue_request(method, params, decoder, now, timeout, progress)
+        # _queue_request without a progress token, inlined: nearly every request.
+        pending = self._pending
+        request_id = self._next_id + 1
+        while request_id in pending:  # ids are ours alone, but be sure
+            request_id += 1
+        self._next_id = request_id
+        deadline = None if timeout is None else now + timeout
+        pending[request_id] = _Pending(method, decoder, deadline, None)
+        self._out.append(Request(id=request_id, method=method, params=params))
+        return request_id
 
     def _route(self, method: str) -> msgspec.json.Decoder[Any]:
         # Every check of send_request, in order; the result decoder if all pass.

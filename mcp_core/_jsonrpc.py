@@ -28,7 +28,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
@@ -413,9 +413,16 @@ def decode_result(response: Response, decoder: msgspec.json.Decoder[_T]) -> _T:
     return _decode_payload(result, decoder, response.id, "result")
 
 
-def encode_message(message: Message) -> bytes:
-    """Encode one message to compact JSON bytes (no trailing newline)."""
-    return _encoder.encode(message)
+if TYPE_CHECKING:
+
+    def encode_message(message: Message) -> bytes:
+        """Encode one message to compact JSON bytes (no trailing newline)."""
+        ...
+
+else:
+    # The encoder's own method: a Python function around it would cost a call
+    # (~50 ns) on every message sent.
+    encode_message = _encoder.encode
 
 
 def encode_batch(messages: list[Message]) -> bytes:
