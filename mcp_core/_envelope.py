@@ -121,7 +121,7 @@ def finish_result(session: Any, result: Any, method: str) -> Any:
     complete = getattr(result, "result_type", None) is UNSET
     if extra:
         meta = getattr(result, "meta", None)
-        meta = {**extra, **meta} if meta else dict(extra)
+        meta = {**extra, **meta} if meta else extra.copy()
         if complete:
             return msgspec.structs.replace(result, result_type="complete", meta=meta)
         return msgspec.structs.replace(result, meta=meta)

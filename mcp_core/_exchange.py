@@ -108,7 +108,7 @@ def with_meta(params: Any, extra: dict[str, Any]) -> Any:
             merged["_meta"] = {**(params.get("_meta") or {}), **extra}
             return merged
         meta = UNSET
-    return msgspec.structs.replace(params, meta={**meta, **extra} if meta else dict(extra))
+    return msgspec.structs.replace(params, meta={**meta, **extra} if meta else extra.copy())
 
 
 _NO_META: Final = object()
