@@ -101,12 +101,17 @@ def with_meta(params: Any, extra: dict[str, Any]) -> Any:
     """``params`` with ``extra`` merged into its ``_meta`` (a new object)."""
     if params is UNSET or params is None:
         return {"_meta": extra}
-    if isinstance(params, dict):
-        merged = dict(params)
-        merged["_meta"] = {**(params.get("_meta") or {}), **extra}
-        return merged
-    meta = getattr(params, "meta", UNSET)
-    return msgspec.structs.replace(params, meta={**(meta or {}), **extra})
+    meta: Any = getattr(params, "meta", _NO_META)  # an MCP Struct has one; a dict has none
+    if meta is _NO_META:
+        if isinstance(params, dict):
+            merged = dict(params)
+            merged["_meta"] = {**(params.get("_meta") or {}), **extra}
+            return merged
+        meta = UNSET
+    return msgspec.structs.replace(params, meta={**meta, **extra} if meta else extra.copy())
+
+
+_NO_META: Final = object()
 
 
 def progress_token_of(params: Any) -> RequestId | None:

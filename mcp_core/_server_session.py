@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, Raw
 
 from ._envelope import cached_client_of, discover_result, finish_result, grant_filter, request_meta
 from ._errors import (
@@ -37,7 +37,7 @@ from ._errors import (
     RemoteProtocolError,
 )
 from ._events import Event, HandshakeCompleted, NotificationReceived, RequestReceived
-from ._exchange import _cancelled_decoder, progress_token_of, with_meta
+from ._exchange import _cancelled_decoder, _Incoming, progress_token_of, with_meta
 from ._jsonrpc import (
     DEFAULT_LIMITS,
     Limits,
@@ -121,6 +121,8 @@ class ServerSession(BaseSession):
         # (method, revision) -> params decoder, for the requests that passed _gate
         # under self._gated_config; see _gate.
         self._gated: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
+        # The same, for the newest revision alone, keyed by method (_serve_stateless).
+        self._gated_latest: dict[str, msgspec.json.Decoder[Any]] = {}
         self._gated_config = config
         # The last client read from a modern request's _meta (see ClientCache).
         # The client of the last 2026-07-28 request (see cached_client_of).
@@ -194,6 +196,7 @@ class ServerSession(BaseSession):
         if self._gated_config is not self.config:
             # Another config may declare other capabilities: decide everything anew.
             self._gated = {}
+            self._gated_latest = {}
             self._gated_config = self.config
         decoder = self._gated.get((message.method, revision))
         if decoder is None:
@@ -227,6 +230,8 @@ class ServerSession(BaseSession):
             needs[1] is None and type(self.config.capabilities) is ServerCapabilities
         ):
             self._gated[method, revision] = decoder
+            if revision == LATEST_REVISION:
+                self._gated_latest[method] = decoder
         return decoder
 
     def _serve_legacy(self, message: Request, now: float) -> list[Event]:
@@ -296,16 +301,32 @@ class ServerSession(BaseSession):
         method = message.method
         # The types are one superset for all revisions, so the newest revision's
         # params type reads the request before we know which revision it claims.
-        # (A request that passed the gate in the newest revision has that decoder
-        # at hand; the gate itself is still asked below, after the _meta checks.)
-        params: Any = None
-        decoder = self._gated.get((method, LATEST_REVISION))
+        # A request that passed the gate in the newest revision has that decoder
+        # at hand, and when it claims the newest revision (as nearly every one
+        # does) the gate has nothing more to say; else it is asked below, after
+        # the _meta checks.
+        if self._gated_config is not self.config:
+            self._gated = {}
+            self._gated_latest = {}
+            self._gated_config = self.config
+        decoder = self._gated_latest.get(method)
+        gated = decoder is not None
         if decoder is None:
             spec = method_spec(method, LATEST_REVISION)
             decoder = None if spec is None else params_decoder(spec)
+        params: Any = None
         if decoder is not None:
-            params = decode_params(message, decoder)
-            meta = params.meta if isinstance(params.meta, dict) else None
+            # decode_params, its fast path inlined; it says what is wrong, if anything.
+            raw = message.params
+            try:
+                params = decoder.decode(raw) if type(raw) is Raw else None
+            except (msgspec.DecodeError, UnicodeDecodeError):
+                params = None
+            if params is None:
+                params = decode_params(message, decoder)
+            meta = params.meta
+            if not isinstance(meta, dict):
+                meta = None
         else:
             meta = request_meta(message)
         version = meta.get(PROTOCOL_VERSION_KEY) if meta else None
@@ -327,11 +348,22 @@ class ServerSession(BaseSession):
             )
         assert meta is not None
         client = self._client_of(meta, message)
-        decoder = self._gate(message, version)
-        if params is None:
-            params = decode_params(message, decoder)
-        token = progress_token_of(params)
-        self._admit_request(message, token, modern=True)
+        if gated and version == LATEST_REVISION:
+            # progress_token_of, inlined: the _meta at hand is the params' own.
+            token = meta.get("progressToken")
+            if type(token) is not int and type(token) is not str:
+                token = None
+        else:
+            decoder = self._gate(message, version)
+            if params is None:
+                params = decode_params(message, decoder)
+            token = progress_token_of(params)
+        # _admit_request, its fast path inlined; it refuses what must be refused.
+        incoming = self._incoming
+        if message.id in incoming or len(incoming) >= self._max_in_flight:
+            self._admit_request(message, token, modern=True)
+        else:
+            incoming[message.id] = _Incoming(method, token, True)
         if method == "server/discover":
             self.send_response(message.id, discover_result(self.config))
             return []
