@@ -25,7 +25,6 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any, ClassVar, Final
 
 import msgspec
@@ -141,7 +140,9 @@ class Exchange:
         self._out: list[Message] = []
         self._pending: dict[RequestId, _Pending] = {}
         self._incoming: dict[RequestId, _Incoming] = {}
-        self._forgotten: OrderedDict[RequestId, None] = OrderedDict()
+        # Ids given up on, oldest first (a dict keeps insertion order, and costs
+        # half an OrderedDict in every idle session).
+        self._forgotten: dict[RequestId, None] = {}
         self._next_id = 0
         self._max_in_flight = limits.max_requests_in_flight
 
@@ -361,9 +362,10 @@ class Exchange:
         return events
 
     def _forget(self, request_id: RequestId) -> None:
-        self._forgotten[request_id] = None
-        if len(self._forgotten) > _FORGOTTEN_IDS_KEPT:
-            self._forgotten.popitem(last=False)
+        forgotten = self._forgotten
+        forgotten[request_id] = None
+        if len(forgotten) > _FORGOTTEN_IDS_KEPT:
+            del forgotten[next(iter(forgotten))]
 
     # --- receiving ------------------------------------------------------------------
 

@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any, Final
 
 import msgspec
@@ -95,6 +96,27 @@ _LEGACY_SPECIAL: Final = frozenset(
 )
 
 
+_NO_URIS: Final[frozenset[str]] = frozenset()
+
+_Derived = tuple[tuple[str, ...], tuple[str, ...], dict[str, Any]]
+_last_derived: list[tuple[ServerConfig, _Derived]] = []
+
+
+def _derived(config: ServerConfig) -> _Derived:
+    # The modern and legacy revisions served and the serverInfo _meta of results,
+    # remembered for the last config seen: a server's sessions share one.
+    if _last_derived and _last_derived[0][0] is config:
+        return _last_derived[0][1]
+    revisions = config.revisions
+    derived = (
+        tuple(r for r in revisions if r not in LEGACY_REVISIONS),
+        tuple(r for r in revisions if r in LEGACY_REVISIONS),
+        {SERVER_INFO_KEY: config.server_info},
+    )
+    _last_derived[:] = [(config, derived)]
+    return derived
+
+
 class ServerSession(BaseSession):
     """The server half of an MCP connection, sans I/O.
 
@@ -113,11 +135,11 @@ class ServerSession(BaseSession):
         self.client: ClientInfo | None = None
         #: Open 2026-07-28 subscriptions: listen request id -> acknowledged filter.
         self.subscriptions: dict[RequestId, SubscriptionFilter] = {}
-        #: Legacy resources/subscribe URIs.
-        self.subscribed_uris: set[str] = set()
-        self._modern_revisions = tuple(r for r in config.revisions if r not in LEGACY_REVISIONS)
-        self._legacy_revisions = tuple(r for r in config.revisions if r in LEGACY_REVISIONS)
-        self._server_meta = {SERVER_INFO_KEY: config.server_info}
+        # Legacy resources/subscribe URIs: made by the first subscription.
+        self._uris: set[str] | None = None
+        # What follows from the config alone is shared by the sessions of one config
+        # (an idle HTTP session should cost little).
+        self._modern_revisions, self._legacy_revisions, self._server_meta = _derived(config)
         # (method, revision) -> params decoder, for the requests that passed _gate
         # under self._gated_config; see _gate.
         self._gated: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
@@ -128,6 +150,11 @@ class ServerSession(BaseSession):
         # The client of the last 2026-07-28 request (see cached_client_of).
         self._client_key: bytes | None = None
         self._client_last: ClientInfo | None = None
+
+    @property
+    def subscribed_uris(self) -> AbstractSet[str]:
+        """The URIs a legacy client subscribed to with resources/subscribe."""
+        return self._uris if self._uris is not None else _NO_URIS
 
     # --- receiving requests -----------------------------------------------------------
 
@@ -253,9 +280,11 @@ class ServerSession(BaseSession):
                 self.send_response(message.id, Result())
                 return []
             if method == "resources/subscribe":
-                self.subscribed_uris.add(params.uri)
-            else:
-                self.subscribed_uris.discard(params.uri)
+                if self._uris is None:
+                    self._uris = set()
+                self._uris.add(params.uri)
+            elif self._uris is not None:
+                self._uris.discard(params.uri)
         return [
             RequestReceived(
                 id=message.id,
@@ -515,7 +544,7 @@ class ServerSession(BaseSession):
         uri = uri_of(params) if method == "notifications/resources/updated" else None
         sent = 0
         if self.revision is not None and self.revision in LEGACY_REVISIONS:
-            if uri is not None and uri not in self.subscribed_uris:
+            if uri is not None and (self._uris is None or uri not in self._uris):
                 return 0
             needs = NOTIFICATION_NEEDS.get(method)
             if needs is not None and not has_capability(self.config.capabilities, *needs):
