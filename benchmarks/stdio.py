@@ -18,6 +18,10 @@ timing, and shut down when the backend's runs end):
   ``stdio_client`` to its ``MCPServer`` on ``run("stdio")``; ``mode="auto"``
   (which finds 2026-07-28) and ``mode="legacy"``. Measured on asyncio only: its
   server runs on asyncio whatever the client does.
+* ``mcp SDK low-level``: the same client to the SDK's low-level ``Server`` with
+  an ``on_call_tool`` handler on its ``stdio_server()`` streams (asyncio).
+* ``FastMCP``: ``fastmcp.Client`` over its ``StdioTransport`` to a FastMCP
+  server on ``run("stdio")`` (asyncio).
 * ``line echo``: no MCP. Our `StdioStream` sends an 86-byte JSON line to a child
   that writes every line straight back through the same stream class. The floor
   under any stdio round trip from Python on this machine: two process wake-ups
@@ -55,11 +59,15 @@ CORE: Final = "mcp-core"
 CORE_LEGACY: Final = "mcp-core legacy"
 SDK: Final = "mcp SDK"
 SDK_LEGACY: Final = "mcp SDK legacy"
+SDK_LOWLEVEL: Final = "mcp SDK low-level"
+FASTMCP: Final = "FastMCP"
 LINES: Final = "line echo"
 
 RATIOS: Final = {
     "mcp-core / SDK": (CORE, SDK),
     "mcp-core legacy / SDK legacy": (CORE_LEGACY, SDK_LEGACY),
+    "mcp-core / SDK low-level": (CORE, SDK_LOWLEVEL),
+    "mcp-core / FastMCP": (CORE, FASTMCP),
     "mcp-core / line echo": (CORE, LINES),
 }
 
@@ -103,10 +111,22 @@ def _sdk_clients() -> dict[str, Callable[[], AbstractAsyncContextManager[Any]]]:
     params = stdio.StdioServerParameters(
         command=sys.executable, args=server_argv("sdk")[1:], env=_ENV
     )
+    lowlevel = stdio.StdioServerParameters(
+        command=sys.executable, args=server_argv("sdk-lowlevel")[1:], env=_ENV
+    )
     return {
         SDK: lambda: mcp.Client(params, mode="auto"),
         SDK_LEGACY: lambda: mcp.Client(params, mode="legacy"),
+        SDK_LOWLEVEL: lambda: mcp.Client(lowlevel, mode="auto"),
     }
+
+
+def _fastmcp_clients() -> dict[str, Callable[[], AbstractAsyncContextManager[Any]]]:
+    fastmcp = importlib.import_module("fastmcp")
+    transports = importlib.import_module("fastmcp.client.transports")
+    argv = server_argv("fastmcp")
+    transport = transports.StdioTransport(command=argv[0], args=argv[1:], env=_ENV)
+    return {FASTMCP: lambda: fastmcp.Client(transport)}
 
 
 def _text_of(result: Any) -> str | None:
@@ -169,20 +189,24 @@ class _Backend:
         if await self.lines.receive() != LINE:
             raise AssertionError("the line echo server did not echo")
         if self.backend != "asyncio":
-            for label in (SDK, SDK_LEGACY):
+            for label in (SDK, SDK_LEGACY, SDK_LOWLEVEL, FASTMCP):
                 self.skipped[f"{label} on {self.backend}"] = (
-                    "the SDK pair is measured on asyncio only (its server runs on asyncio)"
+                    "measured on asyncio only (its server runs on asyncio)"
                 )
             return
-        try:
-            makers = _sdk_clients()
-        except ImportError as exc:
-            for label in (SDK, SDK_LEGACY):
-                self.skipped[label] = (
-                    f"{exc.name or 'mcp'} is not importable ({exc}); "
-                    "install it with: pip install 'mcp-core[bench]'"
-                )
-            return
+        makers: dict[str, Callable[[], AbstractAsyncContextManager[Any]]] = {}
+        for package, loader, labels in [
+            ("mcp", _sdk_clients, (SDK, SDK_LEGACY, SDK_LOWLEVEL)),
+            ("fastmcp", _fastmcp_clients, (FASTMCP,)),
+        ]:
+            try:
+                makers.update(loader())
+            except ImportError as exc:
+                for label in labels:
+                    self.skipped[label] = (
+                        f"{exc.name or package} is not importable ({exc}); "
+                        "install it with: pip install 'mcp-core[bench]'"
+                    )
         for label, make in makers.items():
             try:
                 self.calls[label] = await self._connect(label, make)

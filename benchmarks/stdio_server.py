@@ -6,6 +6,9 @@ KIND is one of:
   BACKEND ("asyncio", the default, or "trio"); it serves both eras.
 * ``sdk``: the official SDK's ``MCPServer`` with the same tool, on its own stdio
   runner (``run("stdio")``, asyncio); it serves both eras as well.
+* ``sdk-lowlevel``: the SDK's low-level ``Server`` with an ``on_call_tool``
+  handler, on its ``stdio_server()`` streams (asyncio);
+* ``fastmcp``: FastMCP with the same tool, on ``run("stdio")`` (asyncio);
 * ``lines``: no MCP at all: every line read from stdin is written back at once,
   through the same non-blocking `StdioStream` our server uses. The floor under
   any stdio round trip in Python on this machine.
@@ -51,6 +54,47 @@ def _sdk() -> None:
     server.run("stdio")
 
 
+def _sdk_lowlevel() -> None:
+    lowlevel: Any = importlib.import_module("mcp.server")
+    stdio: Any = importlib.import_module("mcp.server.stdio")
+    types: Any = importlib.import_module("mcp_types")
+    tool = types.Tool(
+        name="echo",
+        input_schema={
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+    )
+
+    async def on_call_tool(ctx: Any, params: Any) -> Any:
+        text = params.arguments["text"]
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+    async def on_list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[tool])
+
+    server = lowlevel.Server("bench-server", on_call_tool=on_call_tool, on_list_tools=on_list_tools)
+
+    async def serve() -> None:
+        async with stdio.stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(serve)
+
+
+def _fastmcp() -> None:
+    fastmcp: Any = importlib.import_module("fastmcp")
+    server = fastmcp.FastMCP("bench-server")
+
+    def echo(text: str) -> str:
+        """Say the text back."""
+        return text
+
+    server.tool(echo)
+    server.run("stdio", show_banner=False)
+
+
 async def _echo_lines() -> None:
     from transports.stdio import stdio_server_stream
 
@@ -71,10 +115,15 @@ def main(argv: list[str]) -> int:
         _ours(backend)
     elif kind == "sdk":
         _sdk()
+    elif kind == "sdk-lowlevel":
+        _sdk_lowlevel()
+    elif kind == "fastmcp":
+        _fastmcp()
     elif kind == "lines":
         anyio.run(_echo_lines, backend=backend)
     else:
-        print("usage: python -m benchmarks.stdio_server ours|sdk|lines [asyncio|trio]")
+        kinds = "ours|sdk|sdk-lowlevel|fastmcp|lines"
+        print(f"usage: python -m benchmarks.stdio_server {kinds} [asyncio|trio]")
         return 2
     return 0
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, Raw
 
 from ._client_opening import ClientConfig, ClientOpening
 from ._errors import (
@@ -33,7 +33,7 @@ from ._events import (
     RequestReceived,
     ResponseReceived,
 )
-from ._exchange import progress_token_of, with_meta
+from ._exchange import _Pending, progress_token_of, with_meta
 from ._jsonrpc import (
     DEFAULT_LIMITS,
     Limits,
@@ -68,6 +68,7 @@ __all__ = ["ClientConfig", "ClientSession"]
 
 
 _input_required_decoder: Final = msgspec.json.Decoder(InputRequiredResult)
+_UNREAD: Final = object()
 
 
 class _ResultTypeProbe(msgspec.Struct, rename="camel"):
@@ -137,7 +138,18 @@ class ClientSession(ClientOpening):
             decoder = self._route(method)
         if self.era == "modern":
             params = with_meta(params, self._meta)
-        return self._queue_request(method, params, decoder, now, timeout, progress)
+        if progress:
+            return self._queue_request(method, params, decoder, now, timeout, progress)
+        # _queue_request without a progress token, inlined: nearly every request.
+        pending = self._pending
+        request_id = self._next_id + 1
+        while request_id in pending:  # ids are ours alone, but be sure
+            request_id += 1
+        self._next_id = request_id
+        deadline = None if timeout is None else now + timeout
+        pending[request_id] = _Pending(method, decoder, deadline, None)
+        self._out.append(Request(id=request_id, method=method, params=params))
+        return request_id
 
     def _route(self, method: str) -> msgspec.json.Decoder[Any]:
         # Every check of send_request, in order; the result decoder if all pass.
@@ -197,12 +209,19 @@ class ClientSession(ClientOpening):
         if pending is None:
             return self._unexpected_answer(message.id)
         method = pending.method
+        # decode_result, its fast path inlined; it says what is wrong, if anything.
+        raw = message.result
         try:
-            result = decode_result(message, pending.decoder)
-        except RemoteProtocolError as exc:
-            if self.era == "modern" and _result_type(message) == "input_required":
-                return self._input_required(message, method)
-            return self._bad_result(message.id, method, exc.message)
+            result = pending.decoder.decode(raw) if type(raw) is Raw else _UNREAD
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            result = _UNREAD
+        if result is _UNREAD:
+            try:
+                result = decode_result(message, pending.decoder)
+            except RemoteProtocolError as exc:
+                if self.era == "modern" and _result_type(message) == "input_required":
+                    return self._input_required(message, method)
+                return self._bad_result(message.id, method, exc.message)
         result_type = getattr(result, "result_type", UNSET)
         if result_type is UNSET or result_type == "complete":
             return [ResponseReceived(id=message.id, method=method, result=result)]

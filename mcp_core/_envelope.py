@@ -100,13 +100,10 @@ def finish_result(session: Any, result: Any, method: str) -> Any:
     """
     config: ServerConfig = session.config
     extra = session._server_meta if config.server_info_in_results else None
-    if isinstance(result, CacheableResult):
-        if result.ttl_ms is UNSET:
-            result = msgspec.structs.replace(result, ttl_ms=config.result_ttl_ms)
-        if result.cache_scope is UNSET:
-            scope = config.result_cache_scope
-            result = msgspec.structs.replace(result, cache_scope=scope)
-    if isinstance(result, dict):
+    kind = _result_kinds.get(type(result))
+    if kind is None:
+        kind = _result_kind(type(result))
+    if kind == _DICT:
         result = dict(result)
         if method in _CACHEABLE and result.get("resultType", "complete") == "complete":
             result.setdefault("ttlMs", config.result_ttl_ms)
@@ -115,16 +112,44 @@ def finish_result(session: Any, result: Any, method: str) -> Any:
         if extra:
             result["_meta"] = {**extra, **(result.get("_meta") or {})}
         return result
+    if kind == _CACHEABLE_RESULT:
+        if result.ttl_ms is UNSET:
+            result = msgspec.structs.replace(result, ttl_ms=config.result_ttl_ms)
+        if result.cache_scope is UNSET:
+            scope = config.result_cache_scope
+            result = msgspec.structs.replace(result, cache_scope=scope)
     complete = getattr(result, "result_type", None) is UNSET
     if extra:
         meta = getattr(result, "meta", None)
-        meta = {**extra, **meta} if meta else dict(extra)
+        meta = {**extra, **meta} if meta else extra.copy()
         if complete:
             return msgspec.structs.replace(result, result_type="complete", meta=meta)
         return msgspec.structs.replace(result, meta=meta)
     if complete:
         return msgspec.structs.replace(result, result_type="complete")
     return result
+
+
+# What finish_result does with a result of each type: isinstance on a Struct type
+# costs ~60 ns, a dict lookup ~10. Types are few; a program that makes them by the
+# thousand only ever empties this.
+_OTHER: Final = 0
+_CACHEABLE_RESULT: Final = 1
+_DICT: Final = 2
+_result_kinds: Final[dict[type, int]] = {}
+
+
+def _result_kind(kind: type) -> int:
+    if len(_result_kinds) >= 256:
+        _result_kinds.clear()
+    if issubclass(kind, dict):
+        found = _DICT
+    elif issubclass(kind, CacheableResult):
+        found = _CACHEABLE_RESULT
+    else:
+        found = _OTHER
+    _result_kinds[kind] = found
+    return found
 
 
 def cached_client_of(session: Any, meta: dict[str, Any], message: Request) -> ClientInfo:

@@ -25,7 +25,6 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any, ClassVar, Final
 
 import msgspec
@@ -101,12 +100,17 @@ def with_meta(params: Any, extra: dict[str, Any]) -> Any:
     """``params`` with ``extra`` merged into its ``_meta`` (a new object)."""
     if params is UNSET or params is None:
         return {"_meta": extra}
-    if isinstance(params, dict):
-        merged = dict(params)
-        merged["_meta"] = {**(params.get("_meta") or {}), **extra}
-        return merged
-    meta = getattr(params, "meta", UNSET)
-    return msgspec.structs.replace(params, meta={**(meta or {}), **extra})
+    meta: Any = getattr(params, "meta", _NO_META)  # an MCP Struct has one; a dict has none
+    if meta is _NO_META:
+        if isinstance(params, dict):
+            merged = dict(params)
+            merged["_meta"] = {**(params.get("_meta") or {}), **extra}
+            return merged
+        meta = UNSET
+    return msgspec.structs.replace(params, meta={**meta, **extra} if meta else extra.copy())
+
+
+_NO_META: Final = object()
 
 
 def progress_token_of(params: Any) -> RequestId | None:
@@ -136,7 +140,9 @@ class Exchange:
         self._out: list[Message] = []
         self._pending: dict[RequestId, _Pending] = {}
         self._incoming: dict[RequestId, _Incoming] = {}
-        self._forgotten: OrderedDict[RequestId, None] = OrderedDict()
+        # Ids given up on, oldest first (a dict keeps insertion order, and costs
+        # half an OrderedDict in every idle session).
+        self._forgotten: dict[RequestId, None] = {}
         self._next_id = 0
         self._max_in_flight = limits.max_requests_in_flight
 
@@ -356,9 +362,10 @@ class Exchange:
         return events
 
     def _forget(self, request_id: RequestId) -> None:
-        self._forgotten[request_id] = None
-        if len(self._forgotten) > _FORGOTTEN_IDS_KEPT:
-            self._forgotten.popitem(last=False)
+        forgotten = self._forgotten
+        forgotten[request_id] = None
+        if len(forgotten) > _FORGOTTEN_IDS_KEPT:
+            del forgotten[next(iter(forgotten))]
 
     # --- receiving ------------------------------------------------------------------
 

@@ -15,16 +15,20 @@
 # symmetric events). They are msgspec Structs tagged ``jsonrpc: "2.0"``, so the tag
 # is always written and they encode to the wire shape directly.
 #
-# Limits are checked before msgspec sees the bytes. msgspec recurses on nested
-# arrays and objects and raises RecursionError at a depth that depends on the
-# caller's stack; we refuse anything nested deeper than ``max_depth`` with a clean
-# -32700 instead, decided from the bytes alone, so the answer is the same wherever
-# the codec is called from.
+# Limits. The size limit is checked before msgspec sees the bytes. msgspec recurses
+# on nested arrays and objects and raises RecursionError at a depth that depends on
+# the caller's stack; we refuse anything nested deeper than ``max_depth`` with a
+# clean -32700 instead, decided from the bytes alone (_nesting.py), so the answer is
+# the same wherever the codec is called from. A well-formed message is parsed first
+# and its nesting checked after, only where it is long enough to be too deep:
+# parsed text is known to be JSON, which makes the check cheaper, and a message too
+# deep for the stack raises RecursionError instead, which, like every other
+# failure, goes the slow path that checks the limits first. Either way the
+# nesting error wins over every other.
 
 from __future__ import annotations
 
-import re
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
@@ -35,6 +39,7 @@ from ._errors import (
     PARSE_ERROR,
     RemoteProtocolError,
 )
+from ._nesting import nesting_exceeds, valid_nesting_exceeds
 
 __all__ = [
     "RequestId",
@@ -153,11 +158,23 @@ DEFAULT_LIMITS: Final = Limits()
 
 
 class _Envelope(msgspec.Struct, gc=False):
+    # The envelope of a well-formed message, which is nearly every message: each
+    # member typed as a valid message has it, so msgspec checks the types in C.
+    # Anything that does not fit is read again by _LooseEnvelope for the precise
+    # error. gc=False: the members are str/int/Raw or an ErrorObject of plain JSON
+    # data, which cannot form a reference cycle through this object; it saves
+    # ~15 ns a message (benchmarks/codec.py).
+    jsonrpc: Literal["2.0"]
+    id: int | str | UnsetType | None = UNSET
+    method: str | UnsetType = UNSET
+    params: Raw | UnsetType = UNSET
+    result: Raw | UnsetType = UNSET
+    error: ErrorObject | UnsetType = UNSET
+
+
+class _LooseEnvelope(msgspec.Struct, gc=False):
     # Deliberately loose: every member is read as whatever JSON it holds, so that a
     # bad ``method`` or ``jsonrpc`` never hides a readable id from the error reply.
-    # gc=False: the members are str/int/Raw or plain JSON data, which cannot form a
-    # reference cycle through this object; it saves ~15 ns a message
-    # (benchmarks/codec.py).
     jsonrpc: Any = UNSET
     id: Any = UNSET
     method: Any = UNSET
@@ -167,84 +184,10 @@ class _Envelope(msgspec.Struct, gc=False):
 
 
 _envelope_decoder: Final = msgspec.json.Decoder(_Envelope)
+_loose_decoder: Final = msgspec.json.Decoder(_LooseEnvelope)
 _batch_decoder: Final = msgspec.json.Decoder(list[Raw])
-_error_object_decoder: Final = msgspec.json.Decoder(ErrorObject)
 _encoder: Final = msgspec.json.Encoder()
-
-# Bytes that say nothing about nesting once escapes are gone: all but brackets and quotes.
-_NOT_STRUCTURE: Final = bytes(b for b in range(256) if b not in b'[]{}"')
-_OPENERS: Final = b"[{"
-# Up to this size the openers are counted whole with one bytes.translate (a C loop,
-# well under a nanosecond a byte); larger messages use _count_up_to, which costs a
-# Python step per opener but stops early and skips long runs without brackets.
-_TRANSLATE_MAX: Final = 4096
-_EMPTY_PAIR: Final = re.compile(rb"\[\]|\{\}")
 _WHITESPACE: Final = b" \t\r\n"
-
-
-def _bracket_skeleton(data: bytes) -> bytes:
-    # The brackets of ``data`` that stand outside strings, in order. Escaped
-    # backslashes and quotes go first, so every remaining quote opens or closes a
-    # string; then everything but brackets and quotes goes. Removing two adjacent
-    # quotes keeps the open/close alternation (an empty string, or the seam between
-    # two strings with nothing outside them), so only strings that hold brackets
-    # are left for the slower split.
-    if b"\\" in data:
-        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    skeleton = data.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
-    if b'"' in skeleton:
-        skeleton = b"".join(skeleton.split(b'"')[::2])
-    return skeleton
-
-
-def _count_up_to(data: bytes, limit: int) -> int:
-    # Openers, counted with bytes.find (memchr speed) and given up past ``limit``:
-    # bytes.count walks every byte in a slow loop.
-    count = 0
-    for opener in (b"[", b"{"):
-        at = data.find(opener)
-        while at >= 0:
-            count += 1
-            if count > limit:
-                return count
-            at = data.find(opener, at + 1)
-    return count
-
-
-def _openers_exceed(data: bytes, max_depth: int) -> bool:
-    # Whether ``data`` holds more than ``max_depth`` openers (a level needs one):
-    # when it does not, it cannot be nested deeper than ``max_depth``.
-    if len(data) <= _TRANSLATE_MAX:
-        return len(data) - len(data.translate(None, _OPENERS)) > max_depth
-    return _count_up_to(data, max_depth) > max_depth
-
-
-def _nesting_exceeds(data: bytes, max_depth: int) -> bool:
-    # Cheap bounds first: nesting needs two bytes a level and one opener a level.
-    if len(data) <= 2 * max_depth or not _openers_exceed(data, max_depth):
-        return False
-    skeleton = _bracket_skeleton(data)
-    # A pass of bytes.replace deletes at least one level and at most two ("{[]}"
-    # goes whole), which bounds the depth from both sides in C-speed passes.
-    passes, rest = 0, skeleton
-    while rest:
-        shorter = rest.replace(b"[]", b"").replace(b"{}", b"")
-        if len(shorter) == len(rest):
-            # Only unmatched brackets remain: not valid JSON. Count them as nesting
-            # so that msgspec is never handed more depth than the limit.
-            return passes + len(rest) > max_depth
-        passes, rest = passes + 1, shorter
-        if passes > max_depth:
-            return True
-    if 2 * passes <= max_depth:
-        return False
-    # In between: count exactly. re.sub never rescans what it replaced, so each
-    # pass deletes exactly one level.
-    for _ in range(max_depth):
-        skeleton = _EMPTY_PAIR.sub(b"", skeleton)
-        if not skeleton:
-            return False
-    return True
 
 
 def _check_limits(data: bytes, limits: Limits) -> None:
@@ -254,7 +197,7 @@ def _check_limits(data: bytes, limits: Limits) -> None:
             INVALID_REQUEST,
             http_status=413,
         )
-    if _nesting_exceeds(data, limits.max_depth):
+    if nesting_exceeds(data, limits.max_depth):
         raise RemoteProtocolError(f"JSON nested deeper than {limits.max_depth} levels", PARSE_ERROR)
 
 
@@ -291,19 +234,55 @@ def decode_message(data: bytes | Raw, limits: Limits = DEFAULT_LIMITS) -> Messag
             id when it could be read. Nothing is kept between calls.
     """
     raw = data if type(data) is bytes else bytes(data)
-    # The limits, inlined: this runs for every message. The first two bounds of
-    # _nesting_exceeds come first, so that a message too short or with too few
-    # openers to be nested past the limit (nearly every message) costs no call.
     size = len(raw)
-    max_depth = limits.max_depth
-    if size > limits.max_message_bytes or (
-        size > 2 * max_depth
-        and (size > _TRANSLATE_MAX or size - len(raw.translate(None, _OPENERS)) > max_depth)
-        and _nesting_exceeds(raw, max_depth)
-    ):
+    if size > limits.max_message_bytes:
         _check_limits(raw, limits)
     try:
         env = _envelope_decoder.decode(raw)
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
+        # Not a well-formed message (ValidationError is a DecodeError): the slow
+        # path says precisely what is wrong.
+        return _decode_loose(raw, limits)
+    # The nesting limit, checked once msgspec has parsed the text, which it did
+    # without error: were the text too deep for the stack, it would have raised
+    # RecursionError and gone the slow path, which checks the limit first. So a
+    # message past the limit gets the same answer either way, decided from its
+    # bytes. A member nested max_depth deep (the message one more) takes at least
+    # 2 * max_depth bytes, so most messages need no scan: a 2026-07-28 request
+    # with its _meta envelope is ~300 bytes, its params fewer than 256.
+    max_depth = limits.max_depth
+    if size > 2 * max_depth:
+        params = env.params
+        result = env.result
+        inner = len(params) if params is not UNSET else 0
+        inner_result = len(result) if result is not UNSET else 0
+        least = 2 * max_depth
+        if (
+            inner >= least or inner_result >= least or size - inner - inner_result >= least
+        ) and valid_nesting_exceeds(raw, max_depth):
+            raise RemoteProtocolError(f"JSON nested deeper than {max_depth} levels", PARSE_ERROR)
+    # The well-formed kinds, in the order _decode_loose tells them apart.
+    method = env.method
+    msg_id = env.id
+    if method is not UNSET:
+        if msg_id is UNSET:
+            return Notification(method=method, params=env.params)
+        if msg_id is not None:
+            return Request(id=msg_id, method=method, params=env.params)
+    elif env.result is not UNSET:
+        if msg_id is not None and msg_id is not UNSET and env.error is UNSET:
+            return Response(id=msg_id, result=env.result)
+    elif env.error is not UNSET and msg_id is not UNSET:
+        return ErrorResponse(id=msg_id, error=env.error)
+    return _decode_loose(raw, limits)
+
+
+def _decode_loose(raw: bytes, limits: Limits) -> Message:
+    # Every check in the order of precedence of the errors: the limits first, then
+    # the JSON, then the members one by one.
+    _check_limits(raw, limits)
+    try:
+        env = _loose_decoder.decode(raw)
     except msgspec.ValidationError:
         if is_batch(raw):
             raise _invalid("a batch (JSON array) is not allowed here") from None
@@ -434,9 +413,16 @@ def decode_result(response: Response, decoder: msgspec.json.Decoder[_T]) -> _T:
     return _decode_payload(result, decoder, response.id, "result")
 
 
-def encode_message(message: Message) -> bytes:
-    """Encode one message to compact JSON bytes (no trailing newline)."""
-    return _encoder.encode(message)
+if TYPE_CHECKING:
+
+    def encode_message(message: Message) -> bytes:
+        """Encode one message to compact JSON bytes (no trailing newline)."""
+        ...
+
+else:
+    # The encoder's own method: a Python function around it would cost a call
+    # (~50 ns) on every message sent.
+    encode_message = _encoder.encode
 
 
 def encode_batch(messages: list[Message]) -> bytes:

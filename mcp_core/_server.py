@@ -148,6 +148,7 @@ class Server(Registry):
         key = secrets.token_bytes(32) if state_key is None else state_key
         guard = ReplayGuard() if isinstance(replay_guard, _Default) else replay_guard
         self._sealer = StateSealer(key, ttl=state_ttl, replay_guard=guard)
+        self._configs: dict[tuple[Any, ...], ServerConfig] = {}
         self._routes: dict[str, Callable[[RequestReceived, Context], Awaitable[Any]]] = {
             "tools/list": self._list_tools,
             "tools/call": self._call_tool,
@@ -171,13 +172,27 @@ class Server(Registry):
         Registry changes after this call are recorded for `take_list_changes`.
         """
         self._started = True
-        return ServerConfig(
+        capabilities = self.capabilities()
+        key = (revisions, tuple(sorted(options.items())))
+        cached = self._configs.get(key)
+        # The same config object while nothing changed, so that sessions share
+        # what they derive from it (an idle HTTP session should cost little).
+        if (
+            cached is not None
+            and cached.capabilities == capabilities
+            and cached.server_info == self.info
+            and cached.instructions == self.instructions
+        ):
+            return cached
+        config = ServerConfig(
             server_info=self.info,
-            capabilities=self.capabilities(),
+            capabilities=capabilities,
             instructions=self.instructions,
             revisions=revisions,
             **options,
         )
+        self._configs[key] = config
+        return config
 
     # --- dispatch ----------------------------------------------------------------------
 

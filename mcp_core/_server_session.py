@@ -22,10 +22,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any, Final
 
 import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, Raw
 
 from ._envelope import cached_client_of, discover_result, finish_result, grant_filter, request_meta
 from ._errors import (
@@ -37,7 +38,7 @@ from ._errors import (
     RemoteProtocolError,
 )
 from ._events import Event, HandshakeCompleted, NotificationReceived, RequestReceived
-from ._exchange import _cancelled_decoder, progress_token_of, with_meta
+from ._exchange import _cancelled_decoder, _Incoming, progress_token_of, with_meta
 from ._jsonrpc import (
     DEFAULT_LIMITS,
     Limits,
@@ -95,6 +96,27 @@ _LEGACY_SPECIAL: Final = frozenset(
 )
 
 
+_NO_URIS: Final[frozenset[str]] = frozenset()
+
+_Derived = tuple[tuple[str, ...], tuple[str, ...], dict[str, Any]]
+_last_derived: list[tuple[ServerConfig, _Derived]] = []
+
+
+def _derived(config: ServerConfig) -> _Derived:
+    # The modern and legacy revisions served and the serverInfo _meta of results,
+    # remembered for the last config seen: a server's sessions share one.
+    if _last_derived and _last_derived[0][0] is config:
+        return _last_derived[0][1]
+    revisions = config.revisions
+    derived = (
+        tuple(r for r in revisions if r not in LEGACY_REVISIONS),
+        tuple(r for r in revisions if r in LEGACY_REVISIONS),
+        {SERVER_INFO_KEY: config.server_info},
+    )
+    _last_derived[:] = [(config, derived)]
+    return derived
+
+
 class ServerSession(BaseSession):
     """The server half of an MCP connection, sans I/O.
 
@@ -113,19 +135,26 @@ class ServerSession(BaseSession):
         self.client: ClientInfo | None = None
         #: Open 2026-07-28 subscriptions: listen request id -> acknowledged filter.
         self.subscriptions: dict[RequestId, SubscriptionFilter] = {}
-        #: Legacy resources/subscribe URIs.
-        self.subscribed_uris: set[str] = set()
-        self._modern_revisions = tuple(r for r in config.revisions if r not in LEGACY_REVISIONS)
-        self._legacy_revisions = tuple(r for r in config.revisions if r in LEGACY_REVISIONS)
-        self._server_meta = {SERVER_INFO_KEY: config.server_info}
+        # Legacy resources/subscribe URIs: made by the first subscription.
+        self._uris: set[str] | None = None
+        # What follows from the config alone is shared by the sessions of one config
+        # (an idle HTTP session should cost little).
+        self._modern_revisions, self._legacy_revisions, self._server_meta = _derived(config)
         # (method, revision) -> params decoder, for the requests that passed _gate
         # under self._gated_config; see _gate.
         self._gated: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
+        # The same, for the newest revision alone, keyed by method (_serve_stateless).
+        self._gated_latest: dict[str, msgspec.json.Decoder[Any]] = {}
         self._gated_config = config
         # The last client read from a modern request's _meta (see ClientCache).
         # The client of the last 2026-07-28 request (see cached_client_of).
         self._client_key: bytes | None = None
         self._client_last: ClientInfo | None = None
+
+    @property
+    def subscribed_uris(self) -> AbstractSet[str]:
+        """The URIs a legacy client subscribed to with resources/subscribe."""
+        return self._uris if self._uris is not None else _NO_URIS
 
     # --- receiving requests -----------------------------------------------------------
 
@@ -194,6 +223,7 @@ class ServerSession(BaseSession):
         if self._gated_config is not self.config:
             # Another config may declare other capabilities: decide everything anew.
             self._gated = {}
+            self._gated_latest = {}
             self._gated_config = self.config
         decoder = self._gated.get((message.method, revision))
         if decoder is None:
@@ -227,6 +257,8 @@ class ServerSession(BaseSession):
             needs[1] is None and type(self.config.capabilities) is ServerCapabilities
         ):
             self._gated[method, revision] = decoder
+            if revision == LATEST_REVISION:
+                self._gated_latest[method] = decoder
         return decoder
 
     def _serve_legacy(self, message: Request, now: float) -> list[Event]:
@@ -248,9 +280,11 @@ class ServerSession(BaseSession):
                 self.send_response(message.id, Result())
                 return []
             if method == "resources/subscribe":
-                self.subscribed_uris.add(params.uri)
-            else:
-                self.subscribed_uris.discard(params.uri)
+                if self._uris is None:
+                    self._uris = set()
+                self._uris.add(params.uri)
+            elif self._uris is not None:
+                self._uris.discard(params.uri)
         return [
             RequestReceived(
                 id=message.id,
@@ -296,16 +330,32 @@ class ServerSession(BaseSession):
         method = message.method
         # The types are one superset for all revisions, so the newest revision's
         # params type reads the request before we know which revision it claims.
-        # (A request that passed the gate in the newest revision has that decoder
-        # at hand; the gate itself is still asked below, after the _meta checks.)
-        params: Any = None
-        decoder = self._gated.get((method, LATEST_REVISION))
+        # A request that passed the gate in the newest revision has that decoder
+        # at hand, and when it claims the newest revision (as nearly every one
+        # does) the gate has nothing more to say; else it is asked below, after
+        # the _meta checks.
+        if self._gated_config is not self.config:
+            self._gated = {}
+            self._gated_latest = {}
+            self._gated_config = self.config
+        decoder = self._gated_latest.get(method)
+        gated = decoder is not None
         if decoder is None:
             spec = method_spec(method, LATEST_REVISION)
             decoder = None if spec is None else params_decoder(spec)
+        params: Any = None
         if decoder is not None:
-            params = decode_params(message, decoder)
-            meta = params.meta if isinstance(params.meta, dict) else None
+            # decode_params, its fast path inlined; it says what is wrong, if anything.
+            raw = message.params
+            try:
+                params = decoder.decode(raw) if type(raw) is Raw else None
+            except (msgspec.DecodeError, UnicodeDecodeError):
+                params = None
+            if params is None:
+                params = decode_params(message, decoder)
+            meta = params.meta
+            if not isinstance(meta, dict):
+                meta = None
         else:
             meta = request_meta(message)
         version = meta.get(PROTOCOL_VERSION_KEY) if meta else None
@@ -327,11 +377,22 @@ class ServerSession(BaseSession):
             )
         assert meta is not None
         client = self._client_of(meta, message)
-        decoder = self._gate(message, version)
-        if params is None:
-            params = decode_params(message, decoder)
-        token = progress_token_of(params)
-        self._admit_request(message, token, modern=True)
+        if gated and version == LATEST_REVISION:
+            # progress_token_of, inlined: the _meta at hand is the params' own.
+            token = meta.get("progressToken")
+            if type(token) is not int and type(token) is not str:
+                token = None
+        else:
+            decoder = self._gate(message, version)
+            if params is None:
+                params = decode_params(message, decoder)
+            token = progress_token_of(params)
+        # _admit_request, its fast path inlined; it refuses what must be refused.
+        incoming = self._incoming
+        if message.id in incoming or len(incoming) >= self._max_in_flight:
+            self._admit_request(message, token, modern=True)
+        else:
+            incoming[message.id] = _Incoming(method, token, True)
         if method == "server/discover":
             self.send_response(message.id, discover_result(self.config))
             return []
@@ -483,7 +544,7 @@ class ServerSession(BaseSession):
         uri = uri_of(params) if method == "notifications/resources/updated" else None
         sent = 0
         if self.revision is not None and self.revision in LEGACY_REVISIONS:
-            if uri is not None and uri not in self.subscribed_uris:
+            if uri is not None and (self._uris is None or uri not in self._uris):
                 return 0
             needs = NOTIFICATION_NEEDS.get(method)
             if needs is not None and not has_capability(self.config.capabilities, *needs):

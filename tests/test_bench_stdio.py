@@ -38,7 +38,11 @@ def test_bench_stdio_writes_json(tmp_path: Path) -> None:
         results = {result["implementation"]: result for result in case["results"]}
         ours = {stdio.CORE, stdio.CORE_LEGACY, stdio.LINES}
         # The SDK is in the test extra, so it runs wherever its pair is measured.
-        sdk = {stdio.SDK, stdio.SDK_LEGACY} if backend == "asyncio" else set()
+        sdk = (
+            {stdio.SDK, stdio.SDK_LEGACY, stdio.SDK_LOWLEVEL, stdio.FASTMCP}
+            if backend == "asyncio"
+            else set()
+        )
         assert set(results) == ours | sdk
         for result in results.values():
             # Figures are per call: a batch of 1 operation is one burst of calls.
@@ -50,6 +54,12 @@ def test_bench_stdio_writes_json(tmp_path: Path) -> None:
             assert result["client_cpu_us_per_op"]["median"] > 0
         expected = {"mcp-core / line echo"}
         if sdk:
-            expected |= {"mcp-core / SDK", "mcp-core legacy / SDK legacy"}
+            expected |= {
+                "mcp-core / SDK",
+                "mcp-core legacy / SDK legacy",
+                "mcp-core / SDK low-level",
+                "mcp-core / FastMCP",
+            }
         assert set(case["ratios"]) == expected
-    assert set(layer["skipped"]) == {f"{label} on trio" for label in (stdio.SDK, stdio.SDK_LEGACY)}
+    others = (stdio.SDK, stdio.SDK_LEGACY, stdio.SDK_LOWLEVEL, stdio.FASTMCP)
+    assert set(layer["skipped"]) == {f"{label} on trio" for label in others}

@@ -28,7 +28,9 @@ from mcp_core import (
     error_reply,
     is_batch,
 )
-from mcp_core._jsonrpc import _nesting_exceeds
+from mcp_core._jsonrpc import _decode_loose
+from mcp_core._nesting import nesting_exceeds as _nesting_exceeds
+from mcp_core._nesting import valid_nesting_exceeds
 
 
 class EchoParams(msgspec.Struct, kw_only=True):
@@ -370,3 +372,88 @@ def test_nesting_check_is_exact_past_the_translate_size(value: Any, limit: int) 
     padded = [value, "x" * 5000]
     data = json.dumps(padded).encode()
     assert _nesting_exceeds(data, limit) == (depth_of(padded) > limit)
+
+
+# --- the fast paths agree with the general ones ----------------------------------------
+#
+# decode_message reads a well-formed message with a strict envelope and checks its
+# nesting after msgspec has parsed it (valid_nesting_exceeds); anything else takes
+# _decode_loose, which checks the limits first. Bytes in, the same answer out.
+
+
+def outcome(decode: Any, data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
+    try:
+        return decode(data, limits)
+    except RemoteProtocolError as exc:
+        return (exc.code, exc.message, exc.request_id, exc.data, exc.http_status)
+
+
+@given(json_values, st.integers(min_value=0, max_value=12), st.sampled_from([0, 5000, 70_000]))
+@settings(max_examples=300)
+def test_valid_nesting_check_agrees_with_the_general_one(
+    value: Any, limit: int, padding: int
+) -> None:
+    padded = [value, "x" * padding] if padding else value
+    data = json.dumps(padded).encode()
+    expected = depth_of(padded) > limit
+    assert valid_nesting_exceeds(data, limit) == _nesting_exceeds(data, limit) == expected
+
+
+@pytest.mark.parametrize("inner", [60, 64, 100, 126, 127])
+@pytest.mark.parametrize("text", ["", "[[[{{", '\\"]]}', "\\\\", '[\\\\"{'])
+def test_valid_nesting_check_near_the_limit(inner: int, text: str) -> None:
+    # Deep runs where the chunk bound gives up, and strings that hold brackets,
+    # escaped quotes and escaped backslashes next to them.
+    body = json.dumps([text] * 40 + [{"a": [text]}] * 40)
+    data = ('{"p":' + body + ',"a":' + "[" * inner + json.dumps(text) + "]" * inner + "}").encode()
+    depth = inner + 1
+    for limit in (depth - 1, depth, 128):
+        expected = depth > limit
+        assert valid_nesting_exceeds(data, limit) == _nesting_exceeds(data, limit) == expected
+
+
+envelope_keys = st.sampled_from(["jsonrpc", "id", "method", "params", "result", "error", "x"])
+envelope_values = st.one_of(
+    st.just("2.0"),
+    st.just("1.0"),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=4),
+    st.fixed_dictionaries({"code": st.integers(), "message": st.text(max_size=3)}),
+    st.fixed_dictionaries({"code": st.text(max_size=2)}),
+    json_values,
+)
+
+
+@given(st.dictionaries(envelope_keys, envelope_values, max_size=6))
+@settings(max_examples=800)
+def test_decode_message_agrees_with_the_loose_path(members: dict[str, Any]) -> None:
+    data = json.dumps(members).encode()
+    assert outcome(decode_message, data) == outcome(_decode_loose, data)
+    tight = Limits(max_depth=3, max_message_bytes=len(data) + 1)
+    assert outcome(decode_message, data, tight) == outcome(_decode_loose, data, tight)
+
+
+@given(st.binary(max_size=300))
+@settings(max_examples=300)
+def test_decode_message_agrees_with_the_loose_path_on_any_bytes(data: bytes) -> None:
+    assert outcome(decode_message, data) == outcome(_decode_loose, data)
+
+
+@pytest.mark.parametrize(
+    "member",
+    [
+        '"params":{"a":' + "[" * 200 + "]" * 200 + "}",
+        '"result":' + "[" * 200 + "]" * 200,
+        '"x":' + "[" * 200 + "]" * 200,
+        '"id":' + "[" * 200 + "]" * 200,
+        '"params":{"a":' + "[" * 200 + "]" * 199 + "}",
+        '"params":{"a":' + "[" * 200 + "]" * 200 + "},,",
+    ],
+)
+def test_too_deep_wins_over_every_other_error(member: str) -> None:
+    for head in ('{"jsonrpc":"2.0","id":1,', '{"jsonrpc":"1.0","id":1,"result":1,"error":2,'):
+        data = (head + member + "}").encode()
+        assert outcome(decode_message, data)[:2] == (-32700, "JSON nested deeper than 128 levels")

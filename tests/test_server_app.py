@@ -790,3 +790,18 @@ async def test_advanced_not_found_outside_resources_is_internal() -> None:
     with pytest.raises(McpError) as caught:
         await dispatch(server, "tools/call", {"name": "x"})
     assert caught.value.code == INTERNAL_ERROR
+
+
+def test_config_is_shared_until_the_registry_changes() -> None:
+    # Sessions of one server share one config (and what they derive from it) while
+    # nothing changes; a new capability makes a new config.
+    server = make_server()
+    first = server.config()
+    assert server.config() is first
+    assert server.config(revisions=("2025-11-25",)) is not first
+    server.add_tool(lambda: None, name="t")
+    second = server.config()
+    assert second is not first
+    assert wire(second.capabilities)["tools"] == {"listChanged": True}
+    assert server.config() is second
+    assert server.config(result_ttl_ms=5).result_ttl_ms == 5
