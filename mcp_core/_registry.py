@@ -112,6 +112,7 @@ class Registry:
         # many connections watch, and a modern HTTP request watches briefly.
         self._watchers: dict[object, Callable[[str, Any], None]] = {}
         self._started = False
+        self._capabilities: dict[tuple[bool, ...], ServerCapabilities] = {}
 
     # --- tools -------------------------------------------------------------------------
 
@@ -503,16 +504,16 @@ class Registry:
         self._declared.update(features)
 
     def _offers(self, feature: str) -> bool:
-        registry = {
-            "tools": self._tools,
-            "resources": self._resources or self._templates,
-            "prompts": self._prompts,
-        }[feature]
-        return (
-            bool(registry)
-            or feature in self._declared
-            or any(m in self._handlers for m in _FEATURE_METHODS[feature])
-        )
+        if feature == "tools":
+            registry: Any = self._tools
+        elif feature == "prompts":
+            registry = self._prompts
+        else:
+            registry = self._resources or self._templates
+        if registry or feature in self._declared:
+            return True
+        handlers = self._handlers
+        return bool(handlers) and any(m in handlers for m in _FEATURE_METHODS[feature])
 
     def capabilities(self) -> ServerCapabilities:
         """What this server offers, from what is registered.
@@ -521,9 +522,19 @@ class Registry:
         registry can change at run time), ``resources.subscribe`` when enabled,
         ``completions`` with a handler.
         """
+        tools = self._offers("tools")
+        prompts = self._offers("prompts")
+        resources = self._offers("resources") or bool(self.subscribe)
+        subscribe = bool(self.subscribe)
+        completions = self._completion is not None or "completions" in self._declared
+        # The same answer for the same registry: every session of an HTTP server
+        # asks (once per 2026-07-28 request), and the answer is a few Structs.
+        key = (tools, prompts, resources, subscribe, completions)
+        known = self._capabilities.get(key)
+        if known is not None:
+            return known
         listed = ListChangedCapability(list_changed=True)
-        resources = self._offers("resources") or self.subscribe
-        return ServerCapabilities(
+        capabilities = ServerCapabilities(
             # Always, even with nothing registered. 2025-11-25 (and 2026-07-28)
             # server/utilities/logging.mdx: servers that emit log message
             # notifications MUST declare the logging capability. Any handler may
@@ -535,17 +546,17 @@ class Registry:
             # logging/setLevel (legacy) and reads the per-request logLevel
             # (2026-07-28) for every server.
             logging={},
-            tools=listed if self._offers("tools") else UNSET,
-            prompts=listed if self._offers("prompts") else UNSET,
+            tools=listed if tools else UNSET,
+            prompts=listed if prompts else UNSET,
             resources=(
-                ResourcesCapability(subscribe=True if self.subscribe else UNSET, list_changed=True)
+                ResourcesCapability(subscribe=True if subscribe else UNSET, list_changed=True)
                 if resources
                 else UNSET
             ),
-            completions=(
-                {} if self._completion is not None or "completions" in self._declared else UNSET
-            ),
+            completions={} if completions else UNSET,
         )
+        self._capabilities[key] = capabilities
+        return capabilities
 
     def _changed(self, feature: str) -> None:
         if self._started:
