@@ -4,9 +4,9 @@
 # writing HTTP: it asks `mcp_core.HttpEndpoint` what to do with each request,
 # keeps the legacy sessions (a `ServerConnection` each, living in the service's
 # task group), serves each 2026-07-28 request on a connection of its own, and
-# writes answers through a `Responder`, the five things a server adapter can do
-# with one response. The h11 server (http_server) and the ASGI adapter (asgi) are
-# each a read loop and a Responder around one service.
+# writes answers through a `Responder`, what a server adapter can do with one
+# response. The h11 server (http_server) and the ASGI adapter (asgi) are each a
+# read loop and a Responder around one service.
 #
 # Sessions and streams. A legacy-era session (opened with ``initialize``) is one
 # `ServerConnection` that lives from its initialize to its DELETE or idle expiry,
@@ -18,6 +18,14 @@
 # Each outgoing message is routed by its response id or the request it is related to
 # (see `_http_streams`); the task answering the POST (or GET) writes it, one
 # write per batch of events.
+#
+# Handlers run in the task answering their POST (`_serve_here`): a request served
+# at once costs no task and no task switch. A 2026-07-28 handler is cancelled with
+# its answer when the client hangs up; a legacy one is not (a disconnection is no
+# cancellation there). While a handler runs, a writer task (`_Writer`) is started
+# only if the answer must go on meanwhile: messages sent before the response, or a
+# stream whose head and keep-alives are due while the handler waits. The adapter
+# watches for hang-ups only once an answer waits (`Responder.watch`).
 #
 # The deprecated HTTP+SSE transport (2024-11-05) is served beside: its GET opens an
 # `SseSession` that lives exactly as long as that GET's stream, and its POSTs are

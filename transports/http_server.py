@@ -225,7 +225,7 @@ class _HttpConnection:
         self.h11.receive_data(data)
 
     async def _read(self) -> None:
-        # The reader task: from the first watched answer to the end of the connection.
+        # The reader task: from the first answer that waits to the end of the connection.
         # It reads again at once unless h11 holds a read's worth that nobody has
         # taken yet (pipelined requests); then it waits until asked.
         while True:
