@@ -74,6 +74,9 @@ _SKIP_HINT: Final = "install it with: pip install 'mcp-core[bench]'"
 
 Maker = Callable[[str], AbstractAsyncContextManager[Any]]
 
+_FULL_RUN_ONLY: Final = (SDK_LEGACY, FASTMCP)
+_FULL_RUN_REASON: Final = "measured in the full run only (mcp-core bench, without --quick)"
+
 
 def _core_clients() -> dict[str, tuple[str, Maker]]:
     from transports import Client
@@ -145,7 +148,7 @@ class _Backend:
         self.skipped: dict[str, str] = {}
         self._stack = stack
 
-    async def connect_all(self, progress: Progress) -> None:
+    async def connect_all(self, progress: Progress, full: bool) -> None:
         makers = dict(_core_clients())
         if self.backend == "asyncio":
             for package, loader, labels in [
@@ -164,6 +167,10 @@ class _Backend:
                 self.skipped[f"{label} on {self.backend}"] = (
                     "measured on asyncio only (its server runs under uvicorn, on asyncio)"
                 )
+        if not full:
+            for label in _FULL_RUN_ONLY:
+                if makers.pop(label, None) is not None:
+                    self.skipped[label] = _FULL_RUN_REASON
         for label, (kind, make) in makers.items():
             try:
                 url = self.servers.url(kind)
@@ -242,7 +249,7 @@ async def _run_backend(
 ) -> dict[str, str]:
     async with AsyncExitStack() as stack:
         backend = _Backend(name, answers, servers, stack)
-        await backend.connect_all(progress)
+        await backend.connect_all(progress, settings.scaling)
         for label, why in backend.skipped.items():
             result.skipped.setdefault(label, why)
         for in_flight in IN_FLIGHT:

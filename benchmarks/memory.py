@@ -41,6 +41,7 @@ SESSIONS: Final = 10_000
 QUICK_SESSIONS: Final = 500
 WARM_UP_SESSIONS: Final = 50
 """Opened first, out of the count: 10,000 in all is the SDK's and FastMCP's default cap."""
+_FULL_RUN_REASON: Final = "measured in the full run only (mcp-core bench, without --quick)"
 CONNECTIONS: Final = 8
 """Connections opening sessions at once (each opens its share, one after another)."""
 
@@ -174,6 +175,11 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
         sessions = WARM_UP_SESSIONS + 20  # tests: the figures mean nothing
     kinds = {CORE: "ours"}
     for label, kind, package in [(SDK, "sdk", "mcp"), (FASTMCP, "fastmcp", "fastmcp")]:
+        if label == FASTMCP and not settings.scaling:
+            result.skipped[label] = (
+                "measured in the full run only (mcp-core bench, without --quick)"
+            )
+            continue
         try:
             importlib.import_module(package)
             importlib.import_module("uvicorn")

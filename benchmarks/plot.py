@@ -23,8 +23,9 @@ from .layers import LayerResult
 
 __all__ = ["check", "plot"]
 
-_MAIN = ("mcp-core", "mcp SDK", "mcp SDK MCPServer", "FastMCP")
-"""Implementations drawn against concurrency and size (one per family)."""
+_MAIN = ("mcp-core", "mcp-core objects", "mcp SDK", "mcp SDK MCPServer", "FastMCP")
+"""Implementations drawn against concurrency and size (one per family, and our
+message-object mode, the like-for-like one with the SDK's in-memory transport)."""
 
 
 def check() -> str | None:

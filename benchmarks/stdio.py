@@ -175,7 +175,7 @@ class _Backend:
         self.skipped: dict[str, str] = {}
         self._stack = stack
 
-    async def connect_all(self, progress: Progress) -> None:
+    async def connect_all(self, progress: Progress, full: bool = True) -> None:
         for label, make in _core_clients(self.backend).items():
             # Ours must work: a failure here is a bug, not a skip.
             self.calls[label] = await self._connect(label, make)
@@ -206,6 +206,12 @@ class _Backend:
                     self.skipped[label] = (
                         f"{exc.name or package} is not importable ({exc}); "
                         "install it with: pip install 'mcp-core[bench]'"
+                    )
+        if not full:
+            for label in (SDK_LEGACY, SDK_LOWLEVEL, FASTMCP):
+                if makers.pop(label, None) is not None:
+                    self.skipped[label] = (
+                        "measured in the full run only (mcp-core bench, without --quick)"
                     )
         for label, make in makers.items():
             try:
@@ -274,7 +280,7 @@ async def _run_backend(
     # when a run fails or is interrupted.
     async with AsyncExitStack() as stack:
         backend = _Backend(name, stack)
-        await backend.connect_all(progress)
+        await backend.connect_all(progress, settings.scaling)
         for label, why in backend.skipped.items():
             result.skipped.setdefault(label, why)
         for in_flight in IN_FLIGHT:

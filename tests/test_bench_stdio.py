@@ -63,3 +63,26 @@ def test_bench_stdio_writes_json(tmp_path: Path) -> None:
         assert set(case["ratios"]) == expected
     others = (stdio.SDK, stdio.SDK_LEGACY, stdio.SDK_LOWLEVEL, stdio.FASTMCP)
     assert set(layer["skipped"]) == {f"{label} on trio" for label in others}
+
+
+def test_quick_leaves_the_extra_peers_to_the_full_run(tmp_path: Path) -> None:
+    # --quick keeps the table short: ours, the SDK's default client and the floor;
+    # the other peers are named as skipped, with where to find them.
+    out = tmp_path / "bench.json"
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "transports.cli", "bench", "--quick", "--only", "stdio"),
+            *("--backend", "asyncio", "--runs", "1", "--iterations", "1", "--json", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["stdio"]
+    for case in layer["cases"]:
+        labels = {result["implementation"] for result in case["results"]}
+        assert labels == {stdio.CORE, stdio.CORE_LEGACY, stdio.SDK, stdio.LINES}
+    for label in (stdio.SDK_LEGACY, stdio.SDK_LOWLEVEL, stdio.FASTMCP):
+        assert "full run" in layer["skipped"][label]
+    assert "skipped FastMCP: measured in the full run only" in done.stdout
