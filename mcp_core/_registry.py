@@ -8,12 +8,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar, overload
 
 from msgspec import UNSET
 
 from ._context import Context
+from ._http_headers import header_param_paths
 from ._schema import FunctionInfo, inspect_function
 from ._schema import output_schema as _output_schema
 from ._types_base import (
@@ -39,6 +40,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: An advanced handler: (params Struct, Context) -> result Struct, maybe async.
 AdvancedHandler = Callable[[Any, Context], Any]
+
+_NO_HEADER_PATHS: Final[Mapping[str, tuple[str, ...]]] = {}
 
 _LIST_CHANGED: Final = {
     "tools": "notifications/tools/list_changed",
@@ -112,6 +115,8 @@ class Registry:
         # many connections watch, and a modern HTTP request watches briefly.
         self._watchers: dict[object, Callable[[str, Any], None]] = {}
         self._started = False
+        # Tool name -> its x-mcp-header parameters, made when first asked for.
+        self._header_paths: dict[str, dict[str, tuple[str, ...]]] | None = None
         self._capabilities: dict[tuple[bool, ...], ServerCapabilities] = {}
 
     # --- tools -------------------------------------------------------------------------
@@ -221,6 +226,20 @@ class Registry:
     def tools(self) -> list[Tool]:
         """The registered tools, in registration order."""
         return [entry.tool for entry in self._tools.values()]
+
+    def tool_header_paths(self, name: str) -> Mapping[str, tuple[str, ...]]:
+        """The ``x-mcp-header`` parameters of tool ``name``: lower-case header name
+        (without ``Mcp-Param-``) -> path in its arguments (2026-07-28 basic/transports/streamable-http.mdx, "Custom
+        Headers from Tool Parameters"); empty for a tool we do not list. What an
+        HTTP endpoint checks ``Mcp-Param-*`` headers against.
+        """
+        paths = self._header_paths
+        if paths is None:
+            paths = self._header_paths = {
+                entry.tool.name: header_param_paths(entry.tool.input_schema)
+                for entry in self._tools.values()
+            }
+        return paths.get(name, _NO_HEADER_PATHS)
 
     # --- resources ---------------------------------------------------------------------
 
@@ -559,6 +578,8 @@ class Registry:
         return capabilities
 
     def _changed(self, feature: str) -> None:
+        if feature == "tools":
+            self._header_paths = None
         if self._started:
             method = _LIST_CHANGED[feature]
             self._changes[method] = None

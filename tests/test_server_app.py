@@ -805,3 +805,20 @@ def test_config_is_shared_until_the_registry_changes() -> None:
     assert wire(second.capabilities)["tools"] == {"listChanged": True}
     assert server.config() is second
     assert server.config(result_ttl_ms=5).result_ttl_ms == 5
+
+
+def test_tool_header_paths_follow_the_registry() -> None:
+    # What an HTTP endpoint checks Mcp-Param-* headers against (2026-07-28
+    # streamable-http.mdx): kept by the server, up to date as tools come and go.
+    server = make_server()
+    assert server.tool_header_paths("query") == {}
+
+    def query(
+        region: Annotated[str, msgspec.Meta(extra_json_schema={"x-mcp-header": "Region"})],
+    ) -> str:
+        return region
+
+    server.add_tool(query)
+    assert server.tool_header_paths("query") == {"region": ("region",)}  # names lower-cased
+    server.remove_tool("query")
+    assert server.tool_header_paths("query") == {}

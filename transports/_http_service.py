@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeAlias
@@ -71,7 +71,6 @@ from mcp_core._http_decisions import (
     Reply,
     SendOnStream,
 )
-from mcp_core._http_headers import header_param_paths
 from mcp_core._http_server import HttpEndpoint, HttpServerConfig
 
 from ._driver import DEFAULT_MAX_CONCURRENCY, Driver
@@ -284,26 +283,13 @@ class HttpService:
         self.endpoint = HttpEndpoint(
             config,
             revisions=revisions,
-            tool_headers=self._tool_headers,
+            tool_headers=server.tool_header_paths,
             event_store=event_store,
         )
         self.sessions: dict[str, LegacySession] = {}
         #: Live HTTP+SSE (2024-11-05) sessions by id.
         self.sse_sessions: dict[str, SseSession] = {}
         self._tg: TaskGroup | None = None
-        self._param_paths: dict[str, Mapping[str, tuple[str, ...]]] | None = None
-        server.watch(self._registry_changed)
-
-    def _tool_headers(self, name: str) -> Mapping[str, tuple[str, ...]]:
-        if self._param_paths is None:
-            self._param_paths = {
-                tool.name: header_param_paths(tool.input_schema) for tool in self.server.tools
-            }
-        return self._param_paths.get(name, {})
-
-    def _registry_changed(self, method: str, params: Any) -> None:
-        if method == "notifications/tools/list_changed":
-            self._param_paths = None
 
     @property
     def is_running(self) -> bool:
