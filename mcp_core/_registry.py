@@ -229,9 +229,10 @@ class Registry:
 
     def tool_header_paths(self, name: str) -> Mapping[str, tuple[str, ...]]:
         """The ``x-mcp-header`` parameters of tool ``name``: lower-case header name
-        (without ``Mcp-Param-``) -> path in its arguments (2026-07-28 basic/transports/streamable-http.mdx, "Custom
-        Headers from Tool Parameters"); empty for a tool we do not list. What an
-        HTTP endpoint checks ``Mcp-Param-*`` headers against.
+        (without ``Mcp-Param-``) -> path in its arguments (2026-07-28
+        basic/transports/streamable-http.mdx, "Custom Headers from Tool
+        Parameters"); empty for a tool we do not list. What an HTTP endpoint
+        checks ``Mcp-Param-*`` headers against.
         """
         paths = self._header_paths
         if paths is None:
