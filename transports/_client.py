@@ -313,19 +313,17 @@ class Client:
             self._notification(event)
         elif type(event) is HandshakeCompleted:
             self._ready.set()
-        elif type(event) is ErrorReceived:
-            if event.method in ("initialize", "server/discover") and not self._ready.is_set():
+        elif self.session.state is SessionState.ERROR and not self._ready.is_set():
+            # The opening broke the session (initialize or server/discover refused,
+            # or its answer unreadable): the session says so, and the event why.
+            if type(event) is ErrorReceived:
                 error = event.error
                 data = None if error.data is UNSET else error.data
                 self._failure = McpError(error.code, f"handshake failed: {error.message}", data)
                 self._ready.set()
-        elif (
-            type(event) is ProtocolViolation
-            and self.session.state is SessionState.ERROR
-            and not self._ready.is_set()
-        ):
-            self._failure = McpError(event.code, f"handshake failed: {event.message}")
-            self._ready.set()
+            elif type(event) is ProtocolViolation:
+                self._failure = McpError(event.code, f"handshake failed: {event.message}")
+                self._ready.set()
 
     def _notification(self, event: NotificationReceived) -> None:
         method = event.method
