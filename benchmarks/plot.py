@@ -37,14 +37,33 @@ def check() -> str | None:
     return None
 
 
+_COLOURS = {
+    # Blues for mcp-core, oranges and browns for the SDK, green for FastMCP,
+    # greys for the floors: one family a hue, one implementation a shade.
+    "mcp-core": "#1f4e9c",
+    "mcp-core modern": "#1f4e9c",
+    "mcp-core legacy": "#5b8ad6",
+    "mcp-core objects": "#17becf",
+    "mcp-core modern, objects": "#17becf",
+    "mcp-core legacy, objects": "#9ed9e6",
+    "mcp SDK": "#e07b1a",
+    "mcp SDK (pydantic)": "#e07b1a",
+    "mcp SDK (DirectDispatcher)": "#e07b1a",
+    "mcp SDK MCPServer": "#e07b1a",
+    "mcp SDK legacy": "#a0522d",
+    "mcp SDK low-level": "#f2b36b",
+    "FastMCP": "#2e9a4f",
+    "msgspec typed": "#6b6b6b",
+    "msgspec untyped": "#b5b5b5",
+    "line echo": "#333333",
+    "h11 echo": "#333333",
+}
+
+_MARKERS = {"in-memory": "o", "stdio": "s", "http": "^"}
+
+
 def _colour(label: str) -> str:
-    if label.startswith("mcp-core"):
-        return {"mcp-core": "#1f4e9c", "mcp-core legacy": "#4f7fd0"}.get(label, "#93b4ea")
-    if label.startswith("mcp SDK"):
-        return "#e07b1a" if "low-level" not in label else "#f2b36b"
-    if label.startswith("FastMCP"):
-        return "#2e9a4f"
-    return {"msgspec typed": "#6b6b6b", "line echo": "#333333"}.get(label, "#b5b5b5")
+    return _COLOURS.get(label, "#999999")
 
 
 def _single_call_cases(layers: Sequence[LayerResult]) -> list[tuple[str, CaseResult]]:
@@ -118,7 +137,7 @@ def _lines(axis: Any, series: Series, x_of: str, title: str) -> None:
             [x for x, _ in points],
             [y for _, y in points],
             style,
-            marker="o",
+            marker=_MARKERS.get(key.split(" ", 1)[0], "o"),
             color=_colour(label),
             label=key,
         )
