@@ -33,11 +33,15 @@
 # a JSON-RPC error body is the answer itself (but a 2026-07-28 tools/call refused
 # with HeaderMismatch goes again once the tools are listed anew: "Client Behavior");
 # anything else fails the request. The fallbacks are in _http_client_fallbacks.
+# A 307 or 308 within the server's origin sends the same request to the new URL,
+# which becomes the endpoint's (`_redirect`).
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any, Final
+from urllib.parse import urljoin
 
 import msgspec
 
@@ -93,6 +97,10 @@ from ._methods import LEGACY_REVISIONS
 from ._session import PROTOCOL_VERSION_KEY
 
 __all__ = ["DEFAULT_MAX_ANSWER_BYTES", "HttpClientConfig", "HttpClientEndpoint", "Transport"]
+
+
+MAX_REDIRECTS: Final = 5
+"""Redirects followed in a row for one request."""
 
 
 class _Protocol(msgspec.Struct):
@@ -259,7 +267,8 @@ class HttpClientEndpoint:
                 headers += self._session_headers()
                 sent_session = self.session_id
         exchange = self._new(kind, "POST", url, message=message, body=body, session_id=sent_session)
-        return Send(exchange.id, "POST", url, origin, target, tuple(headers), body)
+        send = exchange.send = Send(exchange.id, "POST", url, origin, target, tuple(headers), body)
+        return send
 
     def _get(self, kind: Kind, stream: Stream | None, delay: float = 0.0) -> Send:
         headers = self._base_headers()
@@ -277,9 +286,10 @@ class HttpClientEndpoint:
             pending = self._requests.get(stream.request_id)
             if pending is not None:
                 pending.exchange = exchange.id
-        return Send(
+        send = exchange.send = Send(
             exchange.id, "GET", self.url, self.origin, self.target, tuple(headers), b"", delay
         )
+        return send
 
     def _cancel(self, message: Notification, body: bytes) -> list[Action]:
         request_id = peek_request(body).params.get("requestId")
@@ -322,7 +332,60 @@ class HttpClientEndpoint:
             key = (name.decode("latin-1") if isinstance(name, bytes) else name).lower()
             text = value.decode("latin-1") if isinstance(value, bytes) else value
             lowered[key] = f"{lowered[key]}, {text}" if key in lowered else text
+        if (status == 307 or status == 308) and "location" in lowered:
+            return self._redirect(found, lowered)
         return self._HEAD[found.kind](self, found, lowered)
+
+    def _redirect(self, exchange: Exchange, headers: dict[str, str]) -> list[Action]:
+        # RFC 9110 sections 15.4.8 and 15.4.9: 307 and 308 send the same request,
+        # same method and body, to the Location. An MCP endpoint is one URL
+        # (2025-11-25 basic/transports.mdx "Streamable HTTP"), so a redirect of it
+        # moves it for every later request too, as a 308 says and as a 307 from a
+        # framework's trailing-slash rule means. Followed within the origin only:
+        # our headers (credentials, the session id) go nowhere else.
+        sent = exchange.send
+        assert sent is not None
+        url = urljoin(exchange.url, headers["location"].strip())
+        try:
+            origin, target = split_url(url)
+        except ValueError as exc:
+            problem: str | None = f"to an unusable URL: {exc}"
+        else:
+            if origin != sent.origin:
+                problem = f"to another origin, {url!r}: not followed"
+            elif exchange.hops >= MAX_REDIRECTS:
+                problem = f"{MAX_REDIRECTS} times in a row: not followed again"
+            else:
+                problem = None
+        if problem is not None:
+            note = Note(f"{exchange.method} {exchange.url} was redirected {problem}")
+            return [note, *self._HEAD[exchange.kind](self, exchange, headers)]
+        del self._exchanges[exchange.id]  # its body is drained unread
+        actions: list[Action] = []
+        if exchange.url == self.url and url != self.url:
+            actions.append(Note(f"the MCP endpoint {self.url} redirects to {url}: using that"))
+            self.url, self.target = url, target
+        elif exchange.url == self.endpoint:
+            self.endpoint = url
+        again = self._new(
+            exchange.kind,
+            exchange.method,
+            url,
+            message=exchange.message,
+            body=exchange.body,
+            session_id=exchange.session_id,
+            stream=exchange.stream,
+        )
+        again.hops = exchange.hops + 1
+        send = again.send = replace(sent, exchange=again.id, url=url, target=target)
+        request_id = exchange.request_id
+        pending = self._requests.get(request_id) if request_id is not None else None
+        if pending is not None and pending.exchange == exchange.id:
+            pending.exchange = again.id
+        if self._listen is exchange:
+            self._listen = again
+        actions.append(send)
+        return actions
 
     def receive_data(self, exchange: int, data: bytes) -> list[Action]:
         """A chunk of an exchange's response body arrived."""

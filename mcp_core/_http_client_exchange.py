@@ -17,6 +17,7 @@ from __future__ import annotations
 import enum
 from typing import Final
 
+from ._http_client_decisions import Send
 from ._jsonrpc import Message, Request, RequestId
 from ._sse import ServerSentEvent, SSEError, SSEParser
 
@@ -113,6 +114,8 @@ class Exchange:
         status: the response status, once the head came.
         mode: how the body is read.
         events: SSE events read on this exchange.
+        send: the request as it was sent (to send again where a redirect says).
+        hops: redirects followed to get here.
     """
 
     __slots__ = (
@@ -120,11 +123,13 @@ class Exchange:
         "_parser",
         "body",
         "events",
+        "hops",
         "id",
         "kind",
         "message",
         "method",
         "mode",
+        "send",
         "session_id",
         "status",
         "stream",
@@ -154,6 +159,8 @@ class Exchange:
         self.status: int | None = None
         self.mode = Mode.WAIT
         self.events = 0
+        self.send: Send | None = None
+        self.hops = 0
         self._buffer = bytearray()
         self._parser: SSEParser | None = None
 
