@@ -169,3 +169,14 @@ async def test_a_request_handed_over_as_a_cancellation_lands_is_served(turns: in
         peer.feed(request(2, "record", n=2))
         assert value(await peer.answer(2)) == 2
         assert ran == [2]
+
+
+async def test_waiting_for_requests_in_flight_counts_one_cancelled_before_it_started() -> None:
+    # A transport whose peer stopped sending waits for what is in flight
+    # (finish_serving); a request skipped as cancelled is no longer in flight.
+    ran: list[int] = []
+    async with opened(make_server(ran, Gate())) as peer:
+        peer.feed(request(1, "record", n=1), cancelled(1))
+        with anyio.fail_after(1):
+            await peer.driver.finish_serving(LIMIT * 2)
+        assert ran == [] and 1 not in peer.answers

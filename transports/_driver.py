@@ -373,7 +373,7 @@ class Driver:
             # no response for a cancelled request), or the connection ended.
             if early is not None:
                 early.discard(request_id)
-            self._serving.pop(request_id, None)
+            self._served(request_id)
             return
         if scope is not None:
             self._serving[request_id] = scope
@@ -397,11 +397,17 @@ class Driver:
         else:
             self._answer(request_id, self.session.send_response, request_id, result)
         finally:
-            self._serving.pop(request_id, None)
+            # Made meanwhile, perhaps: a request served without a scope of its own
+            # notes its cancellation there.
+            early = self._cancelled_early
             if early is not None:
                 early.discard(request_id)
-            if not self._serving and self._idle is not None:
-                self._idle.set()
+            self._served(request_id)
+
+    def _served(self, request_id: RequestId) -> None:
+        self._serving.pop(request_id, None)
+        if not self._serving and self._idle is not None:
+            self._idle.set()
 
     def feed_inline(self, item: bytes | Message | LineTooLong) -> list[_Job]:
         """`feed`, except that the requests it brings get no task: they are
