@@ -88,3 +88,15 @@ def test_bench_http_writes_json(tmp_path: Path) -> None:
         "h11 echo (trio, SSE)",
     } <= set(peaks["values"])
     assert set(peaks["ratios"]) == {"SDK / mcp-core (JSON)", "SDK / mcp-core (SSE)"}
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_the_service_harness_times_both_eras(backend: str) -> None:
+    # benchmarks.http_service: HttpService.handle without sockets; each case checks
+    # that every request was answered 200.
+    from benchmarks.http_service import main, measure
+
+    figures = measure(20, backend)
+    assert list(figures) == ["2026-07-28", "2025-11-25 session"]
+    assert all(0 < micros < 1_000_000 for micros in figures.values())
+    main(["5", "--backend", backend])

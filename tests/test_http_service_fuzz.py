@@ -20,6 +20,7 @@ from http_helpers import Gates, make_server
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.http_service import Recorder
 from mcp_core import HttpRequest, HttpServerConfig, Reply
 from transports._http_service import HttpService
 
@@ -30,40 +31,6 @@ MODERN_META = {
     "io.modelcontextprotocol/clientCapabilities": {},
     "io.modelcontextprotocol/clientInfo": {"name": "fuzz", "version": "1"},
 }
-
-
-class Recorder:
-    """A Responder that keeps every status and body part it is given."""
-
-    def __init__(self) -> None:
-        self.status: int | None = None
-        self.headers: dict[str, str] = {}
-        self.body = b""
-        self.ended = False
-
-    async def reply(self, reply: Reply) -> None:
-        self.status, self.headers = reply.status, dict(reply.headers)
-        self.body, self.ended = reply.body, True
-
-    async def start(self, status: int, headers: Any, data: bytes = b"", end: bool = False) -> None:
-        self.status, self.headers = status, dict(headers)
-        self.body, self.ended = data, end
-
-    async def send(self, data: bytes) -> None:
-        self.body += data
-
-    async def end(self, data: bytes = b"") -> None:
-        self.body += data
-        self.ended = True
-
-    async def watched(self, write: Any) -> None:
-        await write()
-
-    def watch(self) -> bool:
-        return True
-
-    def gone(self) -> None:
-        pass
 
 
 def body_of(message: dict[str, Any]) -> bytes:
