@@ -14,10 +14,14 @@
 #                   woken by ResponseReceived / InputRequired / ErrorReceived /
 #                   RequestTimedOut. A caller that is cancelled while it waits sends
 #                   notifications/cancelled (2025-11-25 basic/utilities/cancellation).
-#   incoming        each RequestReceived runs in its own task inside a cancel scope,
-#                   under a concurrency limit; notifications/cancelled from the peer
-#                   cancels that scope. The answer (or the McpError raised) goes back
-#                   through the session, which drops answers to cancelled requests.
+#   incoming        each RequestReceived runs in a handler task (a reused worker)
+#                   inside a cancel scope, under a concurrency limit;
+#                   notifications/cancelled from the peer cancels that scope. The
+#                   answer (or the McpError raised) goes back through the session,
+#                   which drops answers to cancelled requests. `pump` serves a
+#                   request in the task that read it until the handler first waits,
+#                   then reads on in another task (`_Reader`); HTTP serves each POST's
+#                   requests in the task answering it (`feed_inline`).
 #   time            the session's deadlines are kept in anyio's clock; a timer task
 #                   sleeps until the next one and calls handle_timeouts(now).
 #
@@ -40,7 +44,7 @@ import inspect
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, Final, Generic, Protocol, TypeVar, runtime_checkable
 
 import anyio
 import msgspec
@@ -71,6 +75,8 @@ from mcp_core import (
 )
 from mcp_core._session import BaseSession
 
+from ._suspend import watching
+
 __all__ = ["ConnectionClosed", "Driver", "Sink", "encode_for_peer", "pump"]
 
 Sink = Callable[[list[Message], "RequestId | None"], None]
@@ -85,6 +91,9 @@ _DRAIN_SECONDS: Final = 2.0
 
 _MAX_IDLE_WORKERS: Final = 256
 """Handler tasks kept waiting for work per connection; more exit when done."""
+
+_MAX_PARKED_READERS: Final = 16
+"""Reader tasks of a pump kept waiting for the reading to come back to them."""
 
 DEFAULT_MAX_CONCURRENCY: Final = 1024
 """Incoming requests served at once per connection; more wait for a slot (up to the
@@ -132,18 +141,19 @@ class _Waiter:
 
 
 _Job = RequestReceived
+_T = TypeVar("_T")
 
 
-class _Worker:
-    """An idle handler task, waiting for its next request."""
+class _Worker(Generic[_T]):
+    """An idle task, waiting for its next job (a handler task's next request)."""
 
     __slots__ = ("_job", "_wake")
 
     def __init__(self) -> None:
         self._wake = anyio.Event()
-        self._job: _Job | None = None
+        self._job: _T | None = None
 
-    async def park(self, idle: list[_Worker]) -> _Job | None:
+    async def park(self, idle: list[_Worker[_T]]) -> _T | None:
         self._wake = anyio.Event()
         idle.append(self)
         try:
@@ -155,13 +165,13 @@ class _Worker:
             raise
         return self.take()
 
-    def take(self) -> _Job | None:
-        """The request handed over and not yet taken, if any."""
+    def take(self) -> _T | None:
+        """The job handed over and not yet taken, if any."""
         job, self._job = self._job, None
         return job
 
-    def start(self, job: _Job | None) -> None:
-        """Hand the worker a request, or None to make it exit."""
+    def start(self, job: _T | None) -> None:
+        """Hand the worker a job, or None to make it exit."""
         self._job = job
         self._wake.set()
 
@@ -204,7 +214,7 @@ class Driver:
         # before they started are skipped (made on first use).
         self._serving: dict[RequestId, anyio.CancelScope | None] = {}
         self._cancelled_early: set[RequestId] | None = None
-        self._idle_workers: list[_Worker] = []
+        self._idle_workers: list[_Worker[_Job]] = []
         self._max_concurrency = max_concurrency
         self._active = 0
         # Made on first use: an idle connection should cost little (a deque is
@@ -291,13 +301,10 @@ class Driver:
             # Registered now: a cancellation (or a look at what is in flight)
             # before a task serves it still finds it.
             self._serving[event.id] = None
-            idle = self._idle_workers
             if self._inline is not None:
                 self._inline.append(event)
-            elif idle:
-                idle.pop().start(event)
             else:
-                self._tg.start_soon(self._work, event)
+                self.dispatch(event)
         elif type(event) is ErrorReceived:
             waiter = self._waiters.pop(event.id, None) if event.id is not None else None
             if waiter is None:
@@ -319,6 +326,15 @@ class Driver:
                 waiter.finish(error=TimeoutError(f"{event.method} timed out"))
         else:
             self._handle_event(event)
+
+    def dispatch(self, event: RequestReceived) -> None:
+        """Serve a request the peer sent (and `feed_inline` returned) in a handler
+        task: an idle worker, or a new one."""
+        idle = self._idle_workers
+        if idle:
+            idle.pop().start(event)
+        else:
+            self._tg.start_soon(self._work, event)
 
     def _cancel(self, request_id: RequestId) -> None:
         # notifications/cancelled for a request being served, or about to be.
@@ -345,7 +361,7 @@ class Driver:
     # the cancelled one.
 
     async def _work(self, job: _Job | None) -> None:
-        worker: _Worker | None = None
+        worker: _Worker[_Job] | None = None
         while True:
             scope = anyio.CancelScope()
             with scope:
@@ -419,6 +435,17 @@ class Driver:
         finally:
             self._inline = None
         return jobs
+
+    def serving_in(self, request_id: RequestId, scope: anyio.CancelScope) -> None:
+        """A request being served without a scope of its own is cancelled with
+        ``scope`` from now on (the task serving it does nothing else any more)."""
+        if request_id in self._serving:
+            self._serving[request_id] = scope
+
+    async def serve_one(self, event: RequestReceived) -> None:
+        """Serve one request from `feed_inline` in the calling task, with no cancel
+        scope (see `serving_in`)."""
+        await self._serve(event, None)
 
     async def serve_inline(self, jobs: list[_Job], *, scoped: bool = True) -> None:
         """Serve requests from `feed_inline` in the calling task, one after another,
@@ -732,6 +759,105 @@ class _Outbox:
         return True
 
 
+class _Reader:
+    """The read loop of a pump, which passes from task to task.
+
+    The task reading also serves what it reads: a request's handler runs in it
+    (no task to wake, no task switch) until the handler first waits; then another
+    task takes over the reading, and this one stays with the handler, in a cancel
+    scope of its own that now stands for that request (a cancellation, or the
+    driver closing, cancels it). A handler that answers at once costs nothing
+    more than the feeding did.
+    """
+
+    def __init__(
+        self, driver: Driver, receive: Callable[[], Awaitable[Any]], tg: TaskGroup
+    ) -> None:
+        self.driver = driver
+        self._receive = receive
+        self._tg = tg
+        #: The stream gives lists of items (`BatchStream.receive_batch`).
+        self.batches = False
+        self._items: deque[Any] = deque()
+        self._jobs: deque[_Job] = deque()
+        #: Set when the stream ended or reading failed (`failure`).
+        self.ended = anyio.Event()
+        self.failure: BaseException | None = None
+        self._parked: list[_Worker[bool]] = []
+
+    def start(self) -> None:
+        """Have a task read: a parked reader task, else a new one."""
+        if self._parked:
+            self._parked.pop().start(True)
+        else:
+            self._tg.start_soon(self._task)
+
+    async def _task(self) -> None:
+        # A reader task reads (serving what it reads) until the reading passes on,
+        # finishes the request it kept, then parks until the reading comes back
+        # to it: a task is started only when none is parked. Its cancel scope
+        # works as a handler task's does (Driver._work).
+        worker: _Worker[bool] | None = None
+        reading = True
+        while True:
+            scope = anyio.CancelScope()
+            with scope:
+                while True:
+                    if not reading:
+                        if self.ended.is_set() or len(self._parked) >= _MAX_PARKED_READERS:
+                            return
+                        if worker is None:
+                            worker = _Worker()
+                        if await worker.park(self._parked) is None:
+                            return
+                        reading = True
+                        if scope.cancel_called:
+                            break  # read in a scope of its own, below
+                    reading = False
+                    await self._read(scope)
+            if not reading and worker is not None and worker.take() is not None:
+                reading = True
+
+    async def _read(self, scope: anyio.CancelScope) -> None:
+        driver, items, jobs = self.driver, self._items, self._jobs
+        while True:
+            if jobs:
+                job = jobs.popleft()
+                passed: list[bool] = []
+
+                def suspended(job: _Job = job, passed: list[bool] = passed) -> bool:
+                    passed.append(True)
+                    driver.serving_in(job.id, scope)
+                    # What this read brought besides goes to handler tasks (one
+                    # new reader per read, not per request that waits).
+                    while jobs:
+                        driver.dispatch(jobs.popleft())
+                    while items:
+                        driver.feed(items.popleft())
+                    self.start()
+                    return True
+
+                await watching(driver.serve_one(job), suspended)
+                if passed:
+                    return  # the reading went on elsewhere
+            elif items:
+                jobs.extend(driver.feed_inline(items.popleft()))
+            else:
+                try:
+                    got = await self._receive()
+                except anyio.EndOfStream:
+                    self.ended.set()
+                    return
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+                    self.failure = exc
+                    self.ended.set()
+                    return
+                if self.batches:
+                    items.extend(got)
+                else:
+                    items.append(got)
+
+
 async def pump(
     driver: Driver,
     stream: ObjectStream[Any],
@@ -810,17 +936,14 @@ async def pump(
         tg.start_soon(write)
         task_status.started()
         try:
-            if batch_stream is not None:
-                while True:
-                    try:
-                        items = await batch_stream.receive_batch()
-                    except anyio.EndOfStream:
-                        break
-                    for item in items:
-                        driver.feed(item)
-            else:
-                async for item in stream:
-                    driver.feed(item)
+            reader = _Reader(
+                driver, batch_stream.receive_batch if batch_stream else stream.receive, tg
+            )
+            reader.batches = batch_stream is not None
+            reader.start()
+            await reader.ended.wait()
+            if reader.failure is not None:
+                raise reader.failure
             # The peer has stopped sending: a stdio client closing our stdin to
             # shut down (2025-11-25 basic/lifecycle.mdx "Shutdown"), or a script
             # piping requests in. Answer what is in flight before closing, briefly.
