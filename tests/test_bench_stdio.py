@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmarks import stdio
 from benchmarks.layers import LAYERS
 
@@ -86,3 +88,18 @@ def test_quick_leaves_the_extra_peers_to_the_full_run(tmp_path: Path) -> None:
     for label in (stdio.SDK_LEGACY, stdio.SDK_LOWLEVEL, stdio.FASTMCP):
         assert "full run" in layer["skipped"][label]
     assert "skipped FastMCP: measured in the full run only" in done.stdout
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_the_waiting_handlers_harness(backend: str) -> None:
+    # benchmarks.stdio_waits: both tools over stdio to a child process, both ways.
+    from benchmarks.stdio_waits import measure
+
+    figures = measure(32, backend)
+    assert list(figures) == [
+        "plain, one at a time",
+        "plain, 16 in flight",
+        "waits, one at a time",
+        "waits, 16 in flight",
+    ]
+    assert all(rate > 0 for rate in figures.values())
