@@ -40,7 +40,7 @@ from mcp_core import Request, Response, decode_message, decode_params, decode_re
 from mcp_core._types_server import CallToolRequestParams, CallToolResult, ListToolsResult
 
 from .harness import Case, Settings, run_case
-from .layers import LayerResult, Progress
+from .layers import LayerResult, Progress, not_importable
 
 __all__ = ["CASES", "MCP_CORE", "MSGSPEC_TYPED", "MSGSPEC_UNTYPED", "SDK", "run"]
 
@@ -271,10 +271,7 @@ def _load_sdk() -> tuple[_Sdk | None, str]:
     try:
         return _Sdk(), ""
     except ImportError as exc:
-        return None, (
-            f"{exc.name or 'mcp_types'} is not importable ({exc}); "
-            "install it with: pip install 'mcp-core[bench]'"
-        )
+        return None, not_importable(exc, "mcp_types")
 
 
 # --- cases ----------------------------------------------------------------------------------------

@@ -42,10 +42,11 @@ import anyio
 from mcp_core import LEGACY_REVISIONS
 
 from .bursts import Call, burst, latency_burst, process_cpu
+from .echo_servers import echo_call
 from .h11_echo import H11EchoClient, answer_body
 from .harness import Case, CpuClock, Settings, run_case_async, scaled
 from .http_servers import spawn
-from .layers import LayerResult, Measurement, Progress
+from .layers import LayerResult, Measurement, Progress, optional_peers
 from .memory import resident_kib
 
 __all__ = ["ANSWERS", "CALLS_PER_OP", "CORE", "ECHO", "IN_FLIGHT", "run"]
@@ -70,7 +71,6 @@ CALLS_PER_OP: Final = {1: 8, 16: 64}
 """Calls in one timed operation, per concurrency."""
 
 TEXT: Final = "hello"
-_SKIP_HINT: Final = "install it with: pip install 'mcp-core[bench]'"
 
 Maker = Callable[[str], AbstractAsyncContextManager[Any]]
 
@@ -109,13 +109,6 @@ def _fastmcp_clients() -> dict[str, tuple[str, Maker]]:
     return {FASTMCP: ("fastmcp", lambda url: fastmcp.Client(url))}
 
 
-def _text_of(result: Any) -> str | None:
-    content = getattr(result, "content", None)
-    if not content or len(content) != 1:
-        return None
-    return getattr(content[0], "text", None)
-
-
 class _Servers:
     """The child servers of one backend and answer mode, one per kind."""
 
@@ -151,17 +144,11 @@ class _Backend:
     async def connect_all(self, progress: Progress, full: bool) -> None:
         makers = dict(_core_clients())
         if self.backend == "asyncio":
-            for package, loader, labels in [
+            loaders = [
                 ("mcp", _sdk_clients, (SDK, SDK_LEGACY)),
                 ("fastmcp", _fastmcp_clients, (FASTMCP,)),
-            ]:
-                try:
-                    makers.update(loader())
-                except ImportError as exc:
-                    for label in labels:
-                        self.skipped[label] = (
-                            f"{exc.name or package} is not importable ({exc}); {_SKIP_HINT}"
-                        )
+            ]
+            makers.update(optional_peers(loaders, self.skipped))
         else:
             for label in (SDK, SDK_LEGACY, FASTMCP):
                 self.skipped[f"{label} on {self.backend}"] = (
@@ -204,15 +191,7 @@ class _Backend:
 
     async def _connect(self, make: Maker, url: str) -> Call:
         connected = await self._stack.enter_async_context(make(url))
-        arguments = {"text": TEXT}
-
-        async def call() -> Any:
-            return await connected.call_tool("echo", arguments)
-
-        result = await call()
-        if _text_of(result) != TEXT or getattr(result, "is_error", False):
-            raise AssertionError(f"the echo tool did not echo {TEXT!r}: {result!r}")
-        return call
+        return await echo_call(connected, TEXT)
 
 
 def build_case(backend: _Backend, in_flight: int) -> Case:

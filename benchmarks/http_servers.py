@@ -44,22 +44,17 @@ _START_SECONDS: Final = 30.0
 
 
 def _ours(port: int, backend: str, answers: str) -> None:
-    from mcp_core import HttpServerConfig, Server
+    from mcp_core import HttpServerConfig
     from transports.http_server import run_http
 
-    server = Server("bench-server", "1")
-
-    @server.tool
-    def echo(text: str) -> str:
-        """Say the text back."""
-        return text
+    from .echo_servers import ours
 
     config = HttpServerConfig(
         max_sessions=MAX_SESSIONS,
         session_idle_timeout=IDLE_SECONDS,
         response_mode="json" if answers == "json" else "sse" if answers == "sse" else "auto",
     )
-    run_http(server, backend=backend, port=port, config=config)
+    run_http(ours(), backend=backend, port=port, config=config)
 
 
 def _uvicorn(app: Any, port: int) -> None:
@@ -68,14 +63,9 @@ def _uvicorn(app: Any, port: int) -> None:
 
 
 def _sdk(port: int, answers: str) -> None:
-    mcpserver = importlib.import_module("mcp.server.mcpserver")
-    server = mcpserver.MCPServer("bench-server", log_level="WARNING")
+    from .echo_servers import sdk_decorated
 
-    def echo(text: str) -> str:
-        return text
-
-    server.tool()(echo)
-    app = server.streamable_http_app(
+    app = sdk_decorated(log_level="WARNING").streamable_http_app(
         json_response=answers == "json",
         max_sessions=MAX_SESSIONS,
         session_idle_timeout=IDLE_SECONDS,
@@ -84,14 +74,9 @@ def _sdk(port: int, answers: str) -> None:
 
 
 def _fastmcp(port: int, answers: str) -> None:
-    fastmcp = importlib.import_module("fastmcp")
-    server = fastmcp.FastMCP("bench-server")
+    from .echo_servers import fastmcp_server
 
-    def echo(text: str) -> str:
-        return text
-
-    server.tool(echo)
-    _uvicorn(server.http_app(path="/mcp", json_response=answers == "json"), port)
+    _uvicorn(fastmcp_server().http_app(path="/mcp", json_response=answers == "json"), port)
 
 
 def _h11(port: int, backend: str, answers: str) -> None:

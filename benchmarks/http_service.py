@@ -21,7 +21,7 @@ import anyio
 from mcp_core import HttpRequest, HttpServerConfig, Reply
 from transports._http_service import HttpService
 
-from .inmemory import core_server
+from .echo_servers import ours
 
 __all__ = ["Recorder", "main", "measure"]
 
@@ -97,7 +97,7 @@ async def _legacy_fields(service: HttpService, out: Recorder) -> list[tuple[str,
 
 
 async def _measure(requests: int) -> dict[str, float]:
-    service = HttpService(core_server(), HttpServerConfig(response_mode="json"))
+    service = HttpService(ours(), HttpServerConfig(response_mode="json"))
     out = Recorder()
     figures: dict[str, float] = {}
     async with service.running():

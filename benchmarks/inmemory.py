@@ -47,11 +47,12 @@ from typing import Any, Final
 
 import anyio
 
-from mcp_core import LEGACY_REVISIONS, Server
+from mcp_core import LEGACY_REVISIONS
 
 from .bursts import Call, burst, latency_burst
+from .echo_servers import echo_call, fastmcp_server, ours, sdk_decorated, sdk_lowlevel
 from .harness import Case, Settings, run_case_async, scaled
-from .layers import LayerResult, Progress
+from .layers import LayerResult, Progress, optional_peers
 
 __all__ = ["BACKENDS", "CORE", "IN_FLIGHT", "SIZES", "build_case", "run"]
 
@@ -86,88 +87,28 @@ TEXT: Final = "hello"
 # --- servers and clients --------------------------------------------------------------------------
 
 
-def core_server() -> Server:
-    """Our decorator server with the echo tool."""
-    server = Server("bench-server", "1")
-
-    @server.tool
-    def echo(text: str) -> str:
-        """Say the text back."""
-        return text
-
-    return server
-
-
 def _core_clients() -> dict[str, Callable[[], Any]]:
     from transports import connect
 
     return {
-        CORE: lambda: connect(core_server()),
-        CORE_LEGACY: lambda: connect(core_server(), revisions=LEGACY_REVISIONS),
-        CORE_OBJECTS: lambda: connect(core_server(), objects=True),
+        CORE: lambda: connect(ours()),
+        CORE_LEGACY: lambda: connect(ours(), revisions=LEGACY_REVISIONS),
+        CORE_OBJECTS: lambda: connect(ours(), objects=True),
     }
 
 
 def _sdk_clients() -> dict[str, Callable[[], Any]]:
     mcp = importlib.import_module("mcp")
     memory = importlib.import_module("mcp.client._memory")
-    lowlevel = importlib.import_module("mcp.server")
-    mcpserver = importlib.import_module("mcp.server.mcpserver")
-    types = importlib.import_module("mcp_types")
-    tool = types.Tool(
-        name="echo",
-        input_schema={
-            "type": "object",
-            "properties": {"text": {"type": "string"}},
-            "required": ["text"],
-        },
-    )
-
-    async def on_call_tool(ctx: Any, params: Any) -> Any:
-        text = params.arguments["text"]
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
-
-    async def on_list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(tools=[tool])
-
-    def low() -> Any:
-        server = lowlevel.Server(
-            "bench-server", on_call_tool=on_call_tool, on_list_tools=on_list_tools
-        )
-        return mcp.Client(memory.InMemoryTransport(server))
-
-    def decorated() -> Any:
-        server = mcpserver.MCPServer("bench-server")
-
-        def echo(text: str) -> str:
-            return text
-
-        server.tool()(echo)
-        return mcp.Client(memory.InMemoryTransport(server))
-
-    return {SDK_LOWLEVEL: low, SDK_DECORATOR: decorated}
+    return {
+        SDK_LOWLEVEL: lambda: mcp.Client(memory.InMemoryTransport(sdk_lowlevel())),
+        SDK_DECORATOR: lambda: mcp.Client(memory.InMemoryTransport(sdk_decorated())),
+    }
 
 
 def _fastmcp_clients() -> dict[str, Callable[[], Any]]:
     fastmcp = importlib.import_module("fastmcp")
-
-    def make() -> Any:
-        server = fastmcp.FastMCP("bench-server")
-
-        def echo(text: str) -> str:
-            return text
-
-        server.tool(echo)
-        return fastmcp.Client(server)
-
-    return {FASTMCP: make}
-
-
-def _text_of(result: Any) -> str | None:
-    content = getattr(result, "content", None)
-    if not content or len(content) != 1:
-        return None
-    return getattr(content[0], "text", None)
+    return {FASTMCP: lambda: fastmcp.Client(fastmcp_server())}
 
 
 # --- timing ---------------------------------------------------------------------------------------
@@ -185,18 +126,11 @@ class _Backend:
 
     async def connect_all(self, progress: Progress) -> None:
         makers: dict[str, Callable[[], Any]] = dict(_core_clients())
-        for package, loader, labels in [
+        loaders = [
             ("mcp", _sdk_clients, (SDK_LOWLEVEL, SDK_DECORATOR)),
             ("fastmcp", _fastmcp_clients, (FASTMCP,)),
-        ]:
-            try:
-                makers.update(loader())
-            except ImportError as exc:
-                for label in labels:
-                    self.skipped[label] = (
-                        f"{exc.name or package} is not importable ({exc}); "
-                        "install it with: pip install 'mcp-core[bench]'"
-                    )
+        ]
+        makers.update(optional_peers(loaders, self.skipped))
         for label, make in makers.items():
             if label == FASTMCP and self.backend != "asyncio":
                 self.skipped[f"{label} on {self.backend}"] = "FastMCP runs on asyncio only"
@@ -214,19 +148,6 @@ class _Backend:
         connected = await self._stack.enter_async_context(make())
         self.clients[label] = connected
         return await echo_call(connected, TEXT)
-
-
-async def echo_call(client: Any, text: str) -> Call:
-    """A call of the echo tool with ``text``, checked once before it is returned."""
-    arguments = {"text": text}
-
-    async def call() -> Any:
-        return await client.call_tool("echo", arguments)
-
-    result = await call()
-    if _text_of(result) != text or getattr(result, "is_error", False):
-        raise AssertionError(f"the echo tool did not echo {text[:20]!r}...: {result!r}")
-    return call
 
 
 def build_case(backend: _Backend, in_flight: int) -> Case:

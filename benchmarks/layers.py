@@ -10,13 +10,24 @@ the core without I/O first (STYLE.md section 10).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from .harness import CaseResult, Settings
 
-__all__ = ["LAYERS", "Layer", "LayerResult", "Measurement", "Progress", "load"]
+__all__ = [
+    "LAYERS",
+    "Layer",
+    "LayerResult",
+    "Measurement",
+    "Progress",
+    "load",
+    "not_importable",
+    "optional_peers",
+]
+
+_T = TypeVar("_T")
 
 Progress = Callable[[str], None]
 """Receives one human-readable progress line (the CLI prints it to stderr)."""
@@ -152,3 +163,25 @@ def load(name: str) -> Layer:
         return LAYERS[name]
     except KeyError:
         raise KeyError(f"unknown layer {name!r}; known: {', '.join(LAYERS)}") from None
+
+
+def not_importable(exc: ImportError, package: str) -> str:
+    """Why a peer is skipped: its package (from the ``bench`` extra) is missing."""
+    name = exc.name or package
+    return f"{name} is not importable ({exc}); install it with: pip install 'mcp-core[bench]'"
+
+
+def optional_peers(
+    loaders: Iterable[tuple[str, Callable[[], Mapping[str, _T]], tuple[str, ...]]],
+    skipped: dict[str, str],
+) -> dict[str, _T]:
+    """What each loader gives (``package``, ``loader``, the labels it gives), and in
+    ``skipped`` why the labels of a loader whose package is missing are not there."""
+    found: dict[str, _T] = {}
+    for package, loader, labels in loaders:
+        try:
+            found.update(loader())
+        except ImportError as exc:
+            for label in labels:
+                skipped[label] = not_importable(exc, package)
+    return found

@@ -30,7 +30,7 @@ import h11
 
 from .harness import Settings
 from .http_servers import spawn
-from .layers import LayerResult, Measurement, Progress
+from .layers import LayerResult, Measurement, Progress, not_importable
 
 __all__ = ["SESSIONS", "open_sessions", "resident_kib", "run"]
 
@@ -185,10 +185,7 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
             importlib.import_module("uvicorn")
             kinds[label] = kind
         except ImportError as exc:
-            result.skipped[label] = (
-                f"{exc.name or package} is not importable ({exc}); "
-                "install it with: pip install 'mcp-core[bench]'"
-            )
+            result.skipped[label] = not_importable(exc, package)
     values: dict[str, float] = {}
     details: dict[str, dict[str, float]] = {}
     for label, kind in kinds.items():

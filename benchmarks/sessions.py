@@ -70,7 +70,7 @@ from mcp_core.types import (
 )
 
 from .harness import Case, CaseResult, Settings, run_case, scaled
-from .layers import LayerResult, Progress
+from .layers import LayerResult, Progress, not_importable
 
 __all__ = [
     "LEGACY",
@@ -319,10 +319,7 @@ def _load_sdk() -> tuple[_Sdk | None, str]:
     try:
         return _Sdk(), ""
     except ImportError as exc:
-        return None, (
-            f"{exc.name or 'mcp'} is not importable ({exc}); "
-            "install it with: pip install 'mcp-core[bench]'"
-        )
+        return None, not_importable(exc, "mcp")
 
 
 # --- the case -------------------------------------------------------------------------------------

@@ -50,8 +50,9 @@ from transports.stdio import StdioStream, open_stdio_process
 from transports.stdio_connect import connect_stdio
 
 from .bursts import Call, burst, children, latency_burst, process_cpu
+from .echo_servers import echo_call
 from .harness import Case, CpuClock, Settings, run_case_async, scaled
-from .layers import LayerResult, Progress
+from .layers import LayerResult, Progress, optional_peers
 
 __all__ = ["BACKENDS", "CALLS_PER_OP", "CORE", "IN_FLIGHT", "build_case", "run", "server_argv"]
 
@@ -129,13 +130,6 @@ def _fastmcp_clients() -> dict[str, Callable[[], AbstractAsyncContextManager[Any
     return {FASTMCP: lambda: fastmcp.Client(transport)}
 
 
-def _text_of(result: Any) -> str | None:
-    content = getattr(result, "content", None)
-    if not content or len(content) != 1:
-        return None
-    return getattr(content[0], "text", None)
-
-
 # --- timing ---------------------------------------------------------------------------------------
 
 
@@ -194,19 +188,13 @@ class _Backend:
                     "measured on asyncio only (its server runs on asyncio)"
                 )
             return
-        makers: dict[str, Callable[[], AbstractAsyncContextManager[Any]]] = {}
-        for package, loader, labels in [
+        loaders = [
             ("mcp", _sdk_clients, (SDK, SDK_LEGACY, SDK_LOWLEVEL)),
             ("fastmcp", _fastmcp_clients, (FASTMCP,)),
-        ]:
-            try:
-                makers.update(loader())
-            except ImportError as exc:
-                for label in labels:
-                    self.skipped[label] = (
-                        f"{exc.name or package} is not importable ({exc}); "
-                        "install it with: pip install 'mcp-core[bench]'"
-                    )
+        ]
+        makers: dict[str, Callable[[], AbstractAsyncContextManager[Any]]] = optional_peers(
+            loaders, self.skipped
+        )
         if not full:
             for label in (SDK_LEGACY, SDK_LOWLEVEL, FASTMCP):
                 if makers.pop(label, None) is not None:
@@ -233,14 +221,7 @@ class _Backend:
         before = children()
         connected = await self._stack.enter_async_context(make())
         self._clock(label, before)
-
-        async def call() -> Any:
-            return await connected.call_tool("echo", {"text": TEXT})
-
-        result = await call()
-        if _text_of(result) != TEXT or getattr(result, "is_error", False):
-            raise AssertionError(f"the echo tool did not echo {TEXT!r}: {result!r}")
-        return call
+        return await echo_call(connected, TEXT)
 
 
 def build_case(backend: _Backend, in_flight: int) -> Case:

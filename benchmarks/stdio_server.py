@@ -24,7 +24,7 @@ from typing import Any
 
 import anyio
 
-from mcp_core import Server
+from .echo_servers import fastmcp_server, ours, sdk_decorated, sdk_lowlevel
 
 __all__ = ["main"]
 
@@ -32,67 +32,18 @@ __all__ = ["main"]
 def _ours(backend: str) -> None:
     from transports.stdio_connect import run_stdio
 
-    server = Server("bench-server", "1")
-
-    @server.tool
-    def echo(text: str) -> str:
-        """Say the text back."""
-        return text
-
-    run_stdio(server, backend=backend)
-
-
-def _sdk() -> None:
-    mcpserver: Any = importlib.import_module("mcp.server.mcpserver")
-    server = mcpserver.MCPServer("bench-server")
-
-    def echo(text: str) -> str:
-        """Say the text back."""
-        return text
-
-    server.tool()(echo)
-    server.run("stdio")
+    run_stdio(ours(), backend=backend)
 
 
 def _sdk_lowlevel() -> None:
-    lowlevel: Any = importlib.import_module("mcp.server")
     stdio: Any = importlib.import_module("mcp.server.stdio")
-    types: Any = importlib.import_module("mcp_types")
-    tool = types.Tool(
-        name="echo",
-        input_schema={
-            "type": "object",
-            "properties": {"text": {"type": "string"}},
-            "required": ["text"],
-        },
-    )
-
-    async def on_call_tool(ctx: Any, params: Any) -> Any:
-        text = params.arguments["text"]
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
-
-    async def on_list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(tools=[tool])
-
-    server = lowlevel.Server("bench-server", on_call_tool=on_call_tool, on_list_tools=on_list_tools)
+    server = sdk_lowlevel()
 
     async def serve() -> None:
         async with stdio.stdio_server() as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(serve)
-
-
-def _fastmcp() -> None:
-    fastmcp: Any = importlib.import_module("fastmcp")
-    server = fastmcp.FastMCP("bench-server")
-
-    def echo(text: str) -> str:
-        """Say the text back."""
-        return text
-
-    server.tool(echo)
-    server.run("stdio", show_banner=False)
 
 
 async def _echo_lines() -> None:
@@ -114,11 +65,11 @@ def main(argv: list[str]) -> int:
     if kind == "ours":
         _ours(backend)
     elif kind == "sdk":
-        _sdk()
+        sdk_decorated().run("stdio")
     elif kind == "sdk-lowlevel":
         _sdk_lowlevel()
     elif kind == "fastmcp":
-        _fastmcp()
+        fastmcp_server().run("stdio", show_banner=False)
     elif kind == "lines":
         anyio.run(_echo_lines, backend=backend)
     else:

@@ -1,7 +1,7 @@
 """Handlers that wait, over stdio: ``python -m benchmarks.stdio_waits [N] [--backend B]``.
 
 `mcp-core bench` times a tool that answers at once. This times, over stdio to a
-server in a child process, that tool (``plain``) beside one that waits once
+server in a child process, that tool (``echo``) beside one that waits once
 before answering (``waits``: one ``anyio.lowlevel.checkpoint()``), one call at a
 time and 16 in flight, N calls each (best of three): a handler that waits is
 where the server's reading passes from task to task (`transports._driver._Reader`).
@@ -18,19 +18,16 @@ import anyio
 
 from mcp_core import Server
 
+from .echo_servers import ours
+
 __all__ = ["main", "measure", "server"]
 
 IN_FLIGHT = 16
 
 
 def server() -> Server:
-    """The two tools."""
-    app = Server("stdio-waits", "1")
-
-    @app.tool
-    def plain(text: str) -> str:
-        """Say the text back."""
-        return text
+    """The echo server every layer times, with a tool that waits beside its echo."""
+    app = ours()
 
     @app.tool
     async def waits(text: str) -> str:
@@ -47,7 +44,7 @@ async def _measure(calls: int) -> dict[str, float]:
     figures: dict[str, float] = {}
     command = [sys.executable, "-m", "benchmarks.stdio_waits", "--serve"]
     async with connect_stdio(command) as client:
-        for tool in ("plain", "waits"):
+        for tool in ("echo", "waits"):
 
             async def calls_of(n: int, tool: str = tool) -> None:
                 for _ in range(n):

@@ -28,6 +28,17 @@ class Gates:
         self.release = anyio.Event()
         self.cancelled = anyio.Event()
 
+    async def hold(self) -> str:
+        """A handler's wait: say it started, wait for ``release`` (noting a
+        cancellation), then answer "released"."""
+        self.started.set()
+        try:
+            await self.release.wait()
+        except anyio.get_cancelled_exc_class():
+            self.cancelled.set()
+            raise
+        return "released"
+
 
 def make_server(gates: Gates) -> Server:
     server = Server("http-test", "1.0")
@@ -47,13 +58,7 @@ def make_server(gates: Gates) -> Server:
     @server.tool
     async def hang() -> str:
         """Wait for the test, noting a cancellation."""
-        gates.started.set()
-        try:
-            await gates.release.wait()
-        except anyio.get_cancelled_exc_class():
-            gates.cancelled.set()
-            raise
-        return "released"
+        return await gates.hold()
 
     return server
 

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
+from bench_helpers import bench_layer
 from runtime_helpers import anyio_backend  # noqa: F401
 
 from benchmarks import http
@@ -44,18 +42,7 @@ async def test_h11_echo_answers_over_keep_alive_connections() -> None:
 
 
 def test_bench_http_writes_json(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "transports.cli", "bench", "--only", "http"),
-            *("--runs", "2", "--iterations", "1", "--json", str(out)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-    )
-    assert done.returncode == 0, done.stderr
-    layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["http"]
+    _, layer = bench_layer(tmp_path, "http", "--runs", "2", "--iterations", "1", timeout=TIMEOUT_S)
     names = [case["name"] for case in layer["cases"]]
     assert names == [
         f"call_tool_{backend}_{answers}_{n}"

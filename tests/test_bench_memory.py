@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
+from bench_helpers import bench_layer
 
 from benchmarks import memory
 from benchmarks.http_servers import spawn
@@ -17,18 +15,9 @@ TIMEOUT_S = 180
 
 
 def test_bench_memory_writes_json(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "transports.cli", "bench", "--only", "memory"),
-            *("--runs", "1", "--iterations", "1", "--json", str(out)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
+    done, layer = bench_layer(
+        tmp_path, "memory", "--runs", "1", "--iterations", "1", timeout=TIMEOUT_S
     )
-    assert done.returncode == 0, done.stderr
-    layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["memory"]
     (measurement,) = layer["measurements"]
     assert measurement["unit"] == "KiB per session"
     # The SDK and FastMCP come with the test extra: all three are measured.

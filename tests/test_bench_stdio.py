@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from bench_helpers import bench_layer
 
 from benchmarks import stdio
 from benchmarks.layers import LAYERS
@@ -20,18 +18,7 @@ def test_stdio_layer_is_registered() -> None:
 
 
 def test_bench_stdio_writes_json(tmp_path: Path) -> None:
-    out = tmp_path / "bench.json"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "transports.cli", "bench", "--only", "stdio"),
-            *("--runs", "2", "--iterations", "1", "--json", str(out)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-    )
-    assert done.returncode == 0, done.stderr
-    layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["stdio"]
+    _, layer = bench_layer(tmp_path, "stdio", "--runs", "2", "--iterations", "1", timeout=TIMEOUT_S)
     names = [case["name"] for case in layer["cases"]]
     assert names == [f"call_tool_{b}_{n}" for b in stdio.BACKENDS for n in stdio.IN_FLIGHT]
     for case in layer["cases"]:
@@ -70,18 +57,18 @@ def test_bench_stdio_writes_json(tmp_path: Path) -> None:
 def test_quick_leaves_the_extra_peers_to_the_full_run(tmp_path: Path) -> None:
     # --quick keeps the table short: ours, the SDK's default client and the floor;
     # the other peers are named as skipped, with where to find them.
-    out = tmp_path / "bench.json"
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "transports.cli", "bench", "--quick", "--only", "stdio"),
-            *("--backend", "asyncio", "--runs", "1", "--iterations", "1", "--json", str(out)),
-        ],
-        capture_output=True,
-        text=True,
+    done, layer = bench_layer(
+        tmp_path,
+        "stdio",
+        "--quick",
+        "--backend",
+        "asyncio",
+        "--runs",
+        "1",
+        "--iterations",
+        "1",
         timeout=TIMEOUT_S,
     )
-    assert done.returncode == 0, done.stderr
-    layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["stdio"]
     for case in layer["cases"]:
         labels = {result["implementation"] for result in case["results"]}
         assert labels == {stdio.CORE, stdio.CORE_LEGACY, stdio.SDK, stdio.LINES}
@@ -97,8 +84,8 @@ def test_the_waiting_handlers_harness(backend: str) -> None:
 
     figures = measure(32, backend)
     assert list(figures) == [
-        "plain, one at a time",
-        "plain, 16 in flight",
+        "echo, one at a time",
+        "echo, 16 in flight",
         "waits, one at a time",
         "waits, 16 in flight",
     ]

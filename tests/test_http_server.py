@@ -203,13 +203,7 @@ def _stepping(gates: Gates) -> Server:
     async def step(ctx: Context) -> str:
         """Report progress, then wait for the test, noting a cancellation."""
         await ctx.report_progress(1, 2)
-        gates.started.set()
-        try:
-            await gates.release.wait()
-        except anyio.get_cancelled_exc_class():
-            gates.cancelled.set()
-            raise
-        return "released"
+        return await gates.hold()
 
     return server
 

@@ -771,13 +771,18 @@ class _Reader:
     """
 
     def __init__(
-        self, driver: Driver, receive: Callable[[], Awaitable[Any]], tg: TaskGroup
+        self,
+        driver: Driver,
+        receive: Callable[[], Awaitable[Any]],
+        tg: TaskGroup,
+        *,
+        batches: bool,
     ) -> None:
         self.driver = driver
         self._receive = receive
         self._tg = tg
-        #: The stream gives lists of items (`BatchStream.receive_batch`).
-        self.batches = False
+        # ``receive`` gives lists of items (`BatchStream.receive_batch`).
+        self._batches = batches
         self._items: deque[Any] = deque()
         self._jobs: deque[_Job] = deque()
         #: Set when the stream ended or reading failed (`failure`).
@@ -818,27 +823,33 @@ class _Reader:
             if not reading and worker is not None and worker.take() is not None:
                 reading = True
 
+    async def _serve_here(self, job: _Job, scope: anyio.CancelScope) -> bool:
+        # Serve one request in this task; True if it waited, so that the reading
+        # went on in another task and this one kept the request.
+        driver, items, jobs = self.driver, self._items, self._jobs
+        passed = False
+
+        def suspended() -> bool:
+            nonlocal passed
+            passed = True
+            driver.serving_in(job.id, scope)
+            # What this read brought besides goes to handler tasks (one new
+            # reader per read, not per request that waits).
+            while jobs:
+                driver.dispatch(jobs.popleft())
+            while items:
+                driver.feed(items.popleft())
+            self.start()
+            return True
+
+        await watching(driver.serve_one(job), suspended)
+        return passed
+
     async def _read(self, scope: anyio.CancelScope) -> None:
         driver, items, jobs = self.driver, self._items, self._jobs
         while True:
             if jobs:
-                job = jobs.popleft()
-                passed: list[bool] = []
-
-                def suspended(job: _Job = job, passed: list[bool] = passed) -> bool:
-                    passed.append(True)
-                    driver.serving_in(job.id, scope)
-                    # What this read brought besides goes to handler tasks (one
-                    # new reader per read, not per request that waits).
-                    while jobs:
-                        driver.dispatch(jobs.popleft())
-                    while items:
-                        driver.feed(items.popleft())
-                    self.start()
-                    return True
-
-                await watching(driver.serve_one(job), suspended)
-                if passed:
+                if await self._serve_here(jobs.popleft(), scope):
                     return  # the reading went on elsewhere
             elif items:
                 jobs.extend(driver.feed_inline(items.popleft()))
@@ -852,7 +863,7 @@ class _Reader:
                     self.failure = exc
                     self.ended.set()
                     return
-                if self.batches:
+                if self._batches:
                     items.extend(got)
                 else:
                     items.append(got)
@@ -936,10 +947,10 @@ async def pump(
         tg.start_soon(write)
         task_status.started()
         try:
-            reader = _Reader(
-                driver, batch_stream.receive_batch if batch_stream else stream.receive, tg
-            )
-            reader.batches = batch_stream is not None
+            if batch_stream is not None:
+                reader = _Reader(driver, batch_stream.receive_batch, tg, batches=True)
+            else:
+                reader = _Reader(driver, stream.receive, tg, batches=False)
             reader.start()
             await reader.ended.wait()
             if reader.failure is not None:

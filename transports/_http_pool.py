@@ -105,6 +105,16 @@ def describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def _chunk_of(event: Any) -> bytes | None:
+    # A response body event as a chunk: its data, or None at its end.
+    kind = type(event)
+    if kind is h11.Data:
+        return bytes(event.data)
+    if kind is h11.EndOfMessage:
+        return None
+    raise anyio.EndOfStream
+
+
 class HttpConnection:
     """One HTTP/1.1 connection to an origin."""
 
@@ -184,22 +194,11 @@ class HttpConnection:
         event: Any = self.h11.next_event()
         if event is h11.NEED_DATA:
             return False
-        kind = type(event)
-        if kind is h11.Data:
-            return bytes(event.data)
-        if kind is h11.EndOfMessage:
-            return None
-        raise anyio.EndOfStream
+        return _chunk_of(event)
 
     async def receive_chunk(self) -> bytes | None:
         """The next chunk of the response body; None at its end."""
-        event = await self._next_event(self.timeouts.read)
-        kind = type(event)
-        if kind is h11.Data:
-            return bytes(event.data)
-        if kind is h11.EndOfMessage:
-            return None
-        raise anyio.EndOfStream
+        return _chunk_of(await self._next_event(self.timeouts.read))
 
     @property
     def reusable(self) -> bool:
