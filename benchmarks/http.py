@@ -80,7 +80,7 @@ _FULL_RUN_REASON: Final = "measured in the full run only (mcp-core bench, withou
 
 def _core_clients() -> dict[str, tuple[str, Maker]]:
     from transports import Client
-    from transports.http_client import http_connector
+    from transports.http.client import http_connector
 
     def ours(legacy: bool) -> Maker:
         def make(url: str) -> AbstractAsyncContextManager[Any]:

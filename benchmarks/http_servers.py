@@ -4,7 +4,7 @@
 KIND is one of:
 
 * ``ours``: mcp-core's decorator server with the echo tool on our h11 server
-  (`transports.http_server.run_http`), on BACKEND ("asyncio" or "trio");
+  (`transports.http.server.run_http`), on BACKEND ("asyncio" or "trio");
 * ``sdk``: the official SDK's ``MCPServer`` with the same tool, its
   ``streamable_http_app()`` under uvicorn (asyncio);
 * ``fastmcp``: FastMCP's ``http_app()`` under uvicorn (asyncio);
@@ -45,7 +45,7 @@ _START_SECONDS: Final = 30.0
 
 def _ours(port: int, backend: str, answers: str) -> None:
     from mcp_core import HttpServerConfig
-    from transports.http_server import run_http
+    from transports.http.server import run_http
 
     from .echo_servers import ours
 

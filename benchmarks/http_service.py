@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 
 from mcp_core import HttpRequest, HttpServerConfig, Reply
-from transports._http_service import HttpService
+from transports.http.service import HttpService
 
 from .echo_servers import ours
 

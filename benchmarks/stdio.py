@@ -46,8 +46,8 @@ from typing import Any, Final
 import anyio
 
 from mcp_core import LEGACY_REVISIONS
-from transports.stdio import StdioStream, open_stdio_process
-from transports.stdio_connect import connect_stdio
+from transports.stdio import connect_stdio
+from transports.stdio_streams import StdioStream, open_stdio_process
 
 from .bursts import Call, burst, children, latency_burst, process_cpu
 from .echo_servers import echo_call

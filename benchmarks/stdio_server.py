@@ -30,7 +30,7 @@ __all__ = ["main"]
 
 
 def _ours(backend: str) -> None:
-    from transports.stdio_connect import run_stdio
+    from transports.stdio import run_stdio
 
     run_stdio(ours(), backend=backend)
 
@@ -47,7 +47,7 @@ def _sdk_lowlevel() -> None:
 
 
 async def _echo_lines() -> None:
-    from transports.stdio import stdio_server_stream
+    from transports.stdio_streams import stdio_server_stream
 
     async with stdio_server_stream() as stream:
         while True:

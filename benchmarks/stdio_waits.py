@@ -4,7 +4,7 @@
 server in a child process, that tool (``echo``) beside one that waits once
 before answering (``waits``: one ``anyio.lowlevel.checkpoint()``), one call at a
 time and 16 in flight, N calls each (best of three): a handler that waits is
-where the server's reading passes from task to task (`transports._driver._Reader`).
+where the server's reading passes from task to task (`transports.driver._Reader`).
 The server is this module run with ``--serve``.
 """
 
@@ -39,7 +39,7 @@ def server() -> Server:
 
 
 async def _measure(calls: int) -> dict[str, float]:
-    from transports.stdio_connect import connect_stdio
+    from transports.stdio import connect_stdio
 
     figures: dict[str, float] = {}
     command = [sys.executable, "-m", "benchmarks.stdio_waits", "--serve"]
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
-        from transports.stdio_connect import run_stdio
+        from transports.stdio import run_stdio
 
         run_stdio(server())
         return

@@ -5,7 +5,7 @@ as the last argument and the scenario's name in ``MCP_CONFORMANCE_SCENARIO``.
 
 Run it:
 
-    ../shared/conformance/run-client-suite 'python examples/conformance_client.py'
+    scripts/conformance client 'python examples/conformance_client.py'
     MCP_CONFORMANCE_SCENARIO=initialize python examples/conformance_client.py URL
 
 Scenarios: ``initialize`` (handshake, then list tools), ``tools_call`` (call

@@ -3,7 +3,7 @@
 Its tools, resources and prompts are exactly the fixtures the official conformance
 suite (``@modelcontextprotocol/conformance`` 0.1.16) expects of an "everything"
 server, with the reference values, so this file is also what that suite runs
-against (see ../shared/conformance/SCENARIOS.md, section 5). The fixtures of the
+against (see scripts/README.md). The fixtures of the
 suite's 2026-07-28 scenarios (0.2.0-alpha.12: multi round-trip requests, header
 mirroring, list changes) are in _everything_2026.py beside this file, added here.
 
@@ -71,8 +71,8 @@ from mcp_core.types import (
     TextResourceContents,
     Tool,
 )
-from transports.http_server import run_http
-from transports.stdio_connect import run_stdio
+from transports.http.server import run_http
+from transports.stdio import run_stdio
 
 PNG: Final = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAAB"

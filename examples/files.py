@@ -35,7 +35,7 @@ from mcp_core.types import (
     Tool,
     ToolAnnotations,
 )
-from transports.stdio_connect import run_stdio
+from transports.stdio import run_stdio
 
 MAX_FILE_BYTES: Final = 1024 * 1024
 """The largest file readFile returns; a model has no use for more in one result."""

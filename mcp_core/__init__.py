@@ -4,9 +4,84 @@ Bytes and messages go in, events and bytes come out; nothing here reads a socket
 starts a task or looks at a clock. See DESIGN.md for the layers.
 """
 
-from ._client_session import ClientConfig, ClientSession
-from ._context import Context, McpError, Peer, ResourceNotFoundError
-from ._errors import (
+from .http.client import DEFAULT_MAX_ANSWER_BYTES, HttpClientConfig, HttpClientEndpoint
+from .http.client_actions import (
+    Abort,
+    Action,
+    Closed,
+    Deliver,
+    Fail,
+    Failure,
+    Note,
+    Origin,
+    Send,
+)
+from .http.config import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_HEADER_BYTES,
+    DEFAULT_MAX_HEADERS,
+    DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+    HttpServerConfig,
+)
+from .http.decisions import (
+    AuthRefusal,
+    Decision,
+    Dispatch,
+    EndSession,
+    HttpRequest,
+    OpenSseSession,
+    OpenStream,
+    Reply,
+    SendOnStream,
+)
+from .http.headers import (
+    LOOPBACK_HOSTS,
+    LOOPBACK_ORIGINS,
+    decode_header_value,
+    encode_header_value,
+    header_param_paths,
+)
+from .http.server import HttpEndpoint
+from .http.sessions import EventStore, MemoryEventStore
+from .http.tool_headers import tool_header_map
+from .http.urls import resolve_endpoint, split_url
+from .server.app import Server
+from .server.context import Context, McpError, Peer, ResourceNotFoundError
+from .server.request_state import (
+    ReplayGuard,
+    ReplayStore,
+    StateRejected,
+    StateSealer,
+    request_binding,
+)
+from .server.uri_template import UriTemplate, is_template
+from .session.base import SessionState
+from .session.client import ClientConfig, ClientSession
+from .session.events import (
+    ErrorReceived,
+    Event,
+    HandshakeCompleted,
+    InputRequired,
+    NotificationReceived,
+    ProgressReceived,
+    ProtocolViolation,
+    RequestCancelled,
+    RequestReceived,
+    RequestTimedOut,
+    ResponseReceived,
+)
+from .session.server import LOG_LEVELS, ClientInfo, ServerConfig, ServerSession
+from .types.methods import (
+    LATEST_REVISION,
+    LEGACY_REVISIONS,
+    METHODS,
+    REVISIONS,
+    MethodSpec,
+    method_spec,
+    params_decoder,
+    result_decoder,
+)
+from .wire.errors import (
     ERROR_NAMES,
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -23,63 +98,9 @@ from ._errors import (
     RemoteProtocolError,
     http_status_for,
 )
-from ._events import (
-    ErrorReceived,
-    Event,
-    HandshakeCompleted,
-    InputRequired,
-    NotificationReceived,
-    ProgressReceived,
-    ProtocolViolation,
-    RequestCancelled,
-    RequestReceived,
-    RequestTimedOut,
-    ResponseReceived,
-)
-from ._framing import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong
-from ._framing import frame as frame_line
-from ._http_client import DEFAULT_MAX_ANSWER_BYTES, HttpClientConfig, HttpClientEndpoint
-from ._http_client_decisions import (
-    Abort,
-    Action,
-    Closed,
-    Deliver,
-    Fail,
-    Failure,
-    Note,
-    Origin,
-    Send,
-)
-from ._http_config import (
-    DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_HEADER_BYTES,
-    DEFAULT_MAX_HEADERS,
-    DEFAULT_MAX_REQUESTS_IN_FLIGHT,
-    HttpServerConfig,
-)
-from ._http_decisions import (
-    AuthRefusal,
-    Decision,
-    Dispatch,
-    EndSession,
-    HttpRequest,
-    OpenSseSession,
-    OpenStream,
-    Reply,
-    SendOnStream,
-)
-from ._http_headers import (
-    LOOPBACK_HOSTS,
-    LOOPBACK_ORIGINS,
-    decode_header_value,
-    encode_header_value,
-    header_param_paths,
-)
-from ._http_metadata import tool_header_map
-from ._http_server import HttpEndpoint
-from ._http_sessions import EventStore, MemoryEventStore
-from ._http_urls import resolve_endpoint, split_url
-from ._jsonrpc import (
+from .wire.framing import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong
+from .wire.framing import frame as frame_line
+from .wire.jsonrpc import (
     DEFAULT_LIMITS,
     ErrorObject,
     ErrorResponse,
@@ -98,21 +119,7 @@ from ._jsonrpc import (
     error_reply,
     is_batch,
 )
-from ._methods import (
-    LATEST_REVISION,
-    LEGACY_REVISIONS,
-    METHODS,
-    REVISIONS,
-    MethodSpec,
-    method_spec,
-    params_decoder,
-    result_decoder,
-)
-from ._seal import ReplayGuard, ReplayStore, StateRejected, StateSealer, request_binding
-from ._server import Server
-from ._server_session import LOG_LEVELS, ClientInfo, ServerConfig, ServerSession
-from ._session import SessionState
-from ._sse import (
+from .wire.sse import (
     DEFAULT_MAX_EVENT_BYTES,
     ServerSentEvent,
     SSEError,
@@ -120,7 +127,6 @@ from ._sse import (
     encode_comment,
     encode_event,
 )
-from ._uritemplate import UriTemplate, is_template
 
 __version__ = "0.1.0"
 

@@ -22,7 +22,7 @@ def bench_layer(
     out = tmp_path / "bench.json"
     done = subprocess.run(
         [
-            *(sys.executable, "-m", "transports.cli", "bench", "--only", layer),
+            *(sys.executable, "-m", "transports", "bench", "--only", layer),
             *(*options, "--json", str(out)),
         ],
         capture_output=True,

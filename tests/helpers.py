@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_core import encode_message
-from mcp_core._client_session import ClientConfig, ClientSession
-from mcp_core._events import Event
-from mcp_core._server_session import ServerConfig, ServerSession
-from mcp_core._types_base import Implementation, ServerCapabilities
+from mcp_core.session.client import ClientConfig, ClientSession
+from mcp_core.session.events import Event
+from mcp_core.session.server import ServerConfig, ServerSession
+from mcp_core.types.base import Implementation, ServerCapabilities
 
 
 class SessionPair:

@@ -18,8 +18,8 @@ from anyio.abc import ByteStream, SocketAttribute, TaskGroup
 from anyio.streams.tls import TLSListener
 
 from mcp_core import REVISIONS, Server
-from mcp_core._http_server import HttpServerConfig
-from transports.http_server import HttpServer, HttpTimeouts
+from mcp_core.http.server import HttpServerConfig
+from transports.http.server import HttpServer, HttpTimeouts
 
 LIMIT: Final = 10.0
 

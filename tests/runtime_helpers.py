@@ -37,7 +37,7 @@ from transports import (
     pump,
     serve_stream,
 )
-from transports._driver import DEFAULT_MAX_CONCURRENCY
+from transports.driver import DEFAULT_MAX_CONCURRENCY
 
 LEGACY: Final = "2025-11-25"
 MODERN: Final = "2026-07-28"

@@ -6,12 +6,12 @@ from typing import Any
 
 import msgspec
 
-from mcp_core._context import Context
-from mcp_core._events import RequestReceived
-from mcp_core._methods import method_spec
-from mcp_core._server import Server
-from mcp_core._server_session import ClientInfo
-from mcp_core._types_base import ClientCapabilities
+from mcp_core.server.app import Server
+from mcp_core.server.context import Context
+from mcp_core.session.events import RequestReceived
+from mcp_core.session.server import ClientInfo
+from mcp_core.types.base import ClientCapabilities
+from mcp_core.types.methods import method_spec
 
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"

@@ -36,7 +36,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
 
 from mcp_core import Server
-from transports.asgi import AsgiApp, asgi_app
+from transports.http.asgi import AsgiApp, asgi_app
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,4 @@
-"""The ``mcp-core`` command line, run as a real process (``python -m transports.cli``)."""
+"""The ``mcp-core`` command line, run as a real process (``python -m transports``)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ TIMEOUT_S = 120
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "transports.cli", *args],
+        [sys.executable, "-m", "transports", *args],
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,

@@ -1,7 +1,7 @@
 """``mcp-core serve / call / list / config``.
 
 The contract is checked on real processes: the command line run as
-``python -m transports.cli``, and the example servers it spawns. Error paths and
+``python -m transports``, and the example servers it spawns. Error paths and
 output formatting run `main` in this process (still spawning real servers where
 one is needed), which is several times faster than starting a Python each time.
 """
@@ -34,10 +34,10 @@ from mcp_core.types import (
     TextContent,
     TextResourceContents,
 )
-from transports._cli_client import UsageError, describe_block, parse_arguments, render_call
-from transports._target import TargetError, load_target
 from transports.cli import main
-from transports.stdio_connect import connect_stdio
+from transports.cli.client import UsageError, describe_block, parse_arguments, render_call
+from transports.cli.targets import TargetError, load_target
+from transports.stdio import connect_stdio
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -51,7 +51,7 @@ def example(name: str) -> str:
 
 def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "transports.cli", *args],
+        [sys.executable, "-m", "transports", *args],
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,
@@ -109,7 +109,7 @@ def test_a_bad_target_is_a_clear_usage_error() -> None:
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_serve_a_file_answers_over_stdio(anyio_backend: str) -> None:
-    argv = [sys.executable, "-m", "transports.cli", "serve", "examples/hello.py"]
+    argv = [sys.executable, "-m", "transports", "serve", "examples/hello.py"]
     with anyio.fail_after(LIMIT * 2):
         async with connect_stdio(argv, cwd=ROOT) as client:
             assert client.server_info is not None and client.server_info.name == "hello"
@@ -130,7 +130,7 @@ async def _listening_url(stderr: Any) -> str:
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_serve_over_http_answers_initialize(anyio_backend: str) -> None:
-    argv = [sys.executable, "-m", "transports.cli", "serve", "examples/everything.py"]
+    argv = [sys.executable, "-m", "transports", "serve", "examples/everything.py"]
     argv += ["--transport", "http", "--port", "0"]  # a free port, named in the line above
     process = await anyio.open_process(
         argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
@@ -191,7 +191,12 @@ async def test_config_launches_the_server_from_anywhere(anyio_backend: str, tmp_
     assert done.returncode == 0, done.stderr
     entry = json.loads(done.stdout)["mcpServers"]["all"]
     assert entry["command"] == sys.executable
-    assert entry["args"] == ["-m", "transports.cli", "serve", str(EXAMPLES / "everything.py")]
+    assert entry["args"] == [
+        "-m",
+        "transports",
+        "serve",
+        str(EXAMPLES / "everything.py"),
+    ]
     # What a desktop client would do: run it from some other directory.
     with anyio.fail_after(LIMIT * 2):
         async with connect_stdio([entry["command"], *entry["args"]], cwd=tmp_path) as client:
@@ -395,7 +400,7 @@ beta = Server("beta", "1")
         ("app = 'not a server'\n", "", ":app is a str, not an mcp_core.Server"),
         (SEVERAL, "", "several servers (alpha, beta); name one"),
         (SEVERAL, ":gamma", "has no attribute 'gamma'"),
-        (SEVERAL, ":alpha.info", "is a mcp_core._types_base.Implementation, not"),
+        (SEVERAL, ":alpha.info", "is a mcp_core.types.base.Implementation, not"),
         (SEVERAL, ":9x", "is not an attribute name"),
     ],
 )
@@ -470,7 +475,7 @@ def test_config_entries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
         "mcpServers": {
             "beta": {
                 "command": sys.executable,
-                "args": ["-m", "transports.cli", "serve", f"{path}:beta"],
+                "args": ["-m", "transports", "serve", f"{path}:beta"],
             }
         }
     }

@@ -16,7 +16,7 @@ from net_helpers import RawConnection, response, scripted
 
 from mcp_core import Server
 from transports.cli import main
-from transports.http_server import serve_http
+from transports.http.server import serve_http
 
 
 def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

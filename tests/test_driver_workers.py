@@ -21,7 +21,7 @@ import pytest
 from runtime_helpers import LIMIT, anyio_backend  # noqa: F401
 
 from mcp_core import Message, Server, encode_message
-from transports._serve import ServerConnection
+from transports.server_connection import ServerConnection
 
 pytestmark = pytest.mark.anyio
 

@@ -9,11 +9,11 @@ from typing import TypeGuard
 import msgspec
 import pytest
 
-from mcp_core._schema_map import SCHEMA_TYPES
-from mcp_core._types_client import ElicitRequestParams, InputRequiredResult
-from mcp_core._types_content import ResourceContents, TextResourceContents
+from mcp_core.types.client import ElicitRequestParams, InputRequiredResult
+from mcp_core.types.content import ResourceContents, TextResourceContents
+from mcp_core.types.definitions import SCHEMA_TYPES
 
-SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
+SPEC = Path(__file__).resolve().parent / "spec"
 EXAMPLES = sorted((SPEC / "2026-07-28" / "examples").glob("*/*.json"))
 TYPES = SCHEMA_TYPES["2026-07-28"]
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcp_core._framing import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong, frame
+from mcp_core.wire.framing import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong, frame
 
 Output = list[bytes | LineTooLong]
 

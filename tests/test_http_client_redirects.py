@@ -26,7 +26,7 @@ from test_http_client import client_of
 
 from mcp_core import Notification
 from transports import HttpError
-from transports.asgi import asgi_app
+from transports.http.asgi import asgi_app
 
 NEW: str = "http://127.0.0.1:8000/mcp/"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import h11
 import pytest
 
-from transports._http_heads import lines_of, with_lines
+from transports.http.head_lines import lines_of, with_lines
 
 HEADERS = [
     ("host", "127.0.0.1:8000"),

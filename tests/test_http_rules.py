@@ -23,8 +23,8 @@ from mcp_core import (
     Response,
     SSEParser,
 )
-from mcp_core._http_decisions import Dispatch, EndSession, HttpRequest, OpenStream, Reply
-from mcp_core._http_headers import (
+from mcp_core.http.decisions import Dispatch, EndSession, HttpRequest, OpenStream, Reply
+from mcp_core.http.headers import (
     accepts,
     decode_header_value,
     header_param_paths,
@@ -33,8 +33,8 @@ from mcp_core._http_headers import (
     origin_allowed,
     param_matches,
 )
-from mcp_core._http_server import HttpEndpoint, HttpServerConfig
-from mcp_core._http_sessions import STANDALONE_STREAM, MemoryEventStore
+from mcp_core.http.server import HttpEndpoint, HttpServerConfig
+from mcp_core.http.sessions import STANDALONE_STREAM, MemoryEventStore
 
 MODERN = "2026-07-28"
 ACCEPT_BOTH = "application/json, text/event-stream"

@@ -14,7 +14,7 @@ import pytest
 from test_http_rules import INITIALIZE, _Protocol, body, error_of, request
 
 from mcp_core import SSEParser
-from mcp_core._http_decisions import (
+from mcp_core.http.decisions import (
     AuthRefusal,
     Dispatch,
     HttpRequest,
@@ -22,7 +22,7 @@ from mcp_core._http_decisions import (
     Reply,
     SendOnStream,
 )
-from mcp_core._http_server import HttpEndpoint, HttpServerConfig
+from mcp_core.http.server import HttpEndpoint, HttpServerConfig
 
 
 class _Busy(_Protocol):

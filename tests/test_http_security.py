@@ -27,8 +27,8 @@ from http_helpers import (
 from test_http_sse_2024 import FLAVOURS, Stream, post, serving
 
 from mcp_core import AuthRefusal, Context, HttpRequest, HttpServerConfig, Server
-from transports.http_server import HttpTimeouts, UnsafeBindError, default_config, run_http
-from transports.http_server import serve_http as serve_h11
+from transports.http.server import HttpTimeouts, UnsafeBindError, default_config, run_http
+from transports.http.server import serve_http as serve_h11
 
 pytestmark = pytest.mark.anyio
 
@@ -241,7 +241,7 @@ async def test_a_non_loopback_bind_needs_allowed_hosts(flavour: tuple[str, str])
 
 
 def test_the_command_line_refuses_a_non_loopback_bind() -> None:
-    argv = [sys.executable, "-m", "transports.cli", "serve", "examples/hello.py"]
+    argv = [sys.executable, "-m", "transports", "serve", "examples/hello.py"]
     done = subprocess.run(
         [*argv, "--transport", "http", "--host", "0.0.0.0", "--port", "0"],
         capture_output=True,

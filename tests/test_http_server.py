@@ -30,7 +30,7 @@ from http_helpers import (
 from runtime_helpers import anyio_backend  # noqa: F401
 
 from mcp_core import HEADER_MISMATCH, Context, Server
-from transports.http_server import HttpTimeouts, serve_http
+from transports.http.server import HttpTimeouts, serve_http
 
 pytestmark = pytest.mark.anyio
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from benchmarks.http_service import Recorder
 from mcp_core import HttpRequest, HttpServerConfig, Reply
-from transports._http_service import HttpService
+from transports.http.service import HttpService
 
 BACKENDS = ("asyncio", "trio")
 

@@ -21,8 +21,8 @@ from http_helpers import LIMIT, Gates, RawClient, call, initialize, make_server
 from test_asgi import uvicorn_serving
 
 from mcp_core import HttpServerConfig, Server, ServerSentEvent
-from transports.asgi import asgi_app
-from transports.http_server import serve_http
+from transports.http.asgi import asgi_app
+from transports.http.server import serve_http
 
 pytestmark = pytest.mark.anyio
 

@@ -56,7 +56,7 @@ from mcp_core.types import (
     TextContent,
 )
 from transports import Client
-from transports.stdio_connect import connect_stdio
+from transports.stdio import connect_stdio
 
 HERE = Path(__file__).parent
 ROOT = str(HERE.parent)

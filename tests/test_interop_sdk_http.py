@@ -42,8 +42,8 @@ from test_interop_sdk import (
 )
 
 from mcp_core import Server
-from transports.asgi import asgi_app
-from transports.http_server import serve_http
+from transports.http.asgi import asgi_app
+from transports.http.server import serve_http
 
 sys.path.insert(0, str(Path(__file__).parent / "servers"))
 import interop_server

@@ -28,9 +28,9 @@ from mcp_core import (
     error_reply,
     is_batch,
 )
-from mcp_core._jsonrpc import _decode_loose
-from mcp_core._nesting import nesting_exceeds as _nesting_exceeds
-from mcp_core._nesting import valid_nesting_exceeds
+from mcp_core.wire.jsonrpc import _decode_loose
+from mcp_core.wire.nesting import nesting_exceeds as _nesting_exceeds
+from mcp_core.wire.nesting import valid_nesting_exceeds
 
 
 class EchoParams(msgspec.Struct, kw_only=True):

@@ -18,15 +18,16 @@ import pytest
 from helpers import SessionPair
 
 from mcp_core import LocalProtocolError, Notification, RemoteProtocolError, Request, encode_message
-from mcp_core._client_session import ClientConfig, ClientSession
-from mcp_core._events import (
+from mcp_core.session.base import BaseSession, SessionState
+from mcp_core.session.client import ClientConfig, ClientSession
+from mcp_core.session.events import (
     HandshakeCompleted,
     NotificationReceived,
     ProtocolViolation,
     RequestReceived,
     ResponseReceived,
 )
-from mcp_core._lifecycle import (
+from mcp_core.session.lifecycle import (
     CLOSE,
     DISCOVER_RESPONSE,
     INITIALIZE_REQUEST,
@@ -52,9 +53,8 @@ from mcp_core._lifecycle import (
     UNREACHABLE,
     render,
 )
-from mcp_core._server_session import ServerConfig, ServerSession
-from mcp_core._session import BaseSession, SessionState
-from mcp_core._types_base import (
+from mcp_core.session.server import ServerConfig, ServerSession
+from mcp_core.types.base import (
     ClientCapabilities,
     Implementation,
     RootsCapability,
@@ -373,7 +373,7 @@ def test_the_shortcuts_are_the_tables_rows() -> None:
 def test_the_docs_page_is_generated_from_the_table() -> None:
     page = Path(__file__).parent.parent / "docs" / "lifecycle.md"
     assert page.read_text() == render(), (
-        "regenerate: python -c 'from mcp_core._lifecycle import render; "
+        "regenerate: python -c 'from mcp_core.session.lifecycle import render; "
         'print(render(), end="")\' > docs/lifecycle.md'
     )
 

@@ -10,7 +10,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from mcp_core._methods import (
+from mcp_core.types.client import InputRequiredResult
+from mcp_core.types.definitions import SCHEMA_TYPES
+from mcp_core.types.methods import (
     LATEST_REVISION,
     LEGACY_REVISIONS,
     METHODS,
@@ -21,12 +23,10 @@ from mcp_core._methods import (
     params_decoder,
     result_decoder,
 )
-from mcp_core._schema_map import SCHEMA_TYPES
-from mcp_core._types_client import InputRequiredResult
-from mcp_core._types_server import CallToolResult
-from mcp_core._types_tasks import CreateTaskResult
+from mcp_core.types.server import CallToolResult
+from mcp_core.types.tasks import CreateTaskResult
 
-SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
+SPEC = Path(__file__).resolve().parent / "spec"
 
 UNIONS = {
     "ClientRequest": ("client", "request"),

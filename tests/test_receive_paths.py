@@ -11,7 +11,7 @@ import pytest
 from helpers import SessionPair
 
 from mcp_core import decode_message, encode_message
-from mcp_core._session import BaseSession
+from mcp_core.session.base import BaseSession
 
 MESSAGES: list[dict[str, Any]] = [
     {"jsonrpc": "2.0", "id": 7, "method": "ping"},

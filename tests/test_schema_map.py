@@ -1,6 +1,6 @@
 """SCHEMA_TYPES covers every definition of every revision, and each Struct fits its schema.
 
-Superset rule (see mcp_core/_types_base.py): one Struct serves every (revision, definition) that
+Superset rule (see mcp_core/types/base.py): one Struct serves every (revision, definition) that
 maps to it, so a property may be optional in the Struct when *any* of those definitions leaves it
 optional or omits it (e.g. ``resultType``, required from 2026-07-28 but unknown before). Fields
 inherited from a shared base class count the definitions of every class sharing that base. The
@@ -19,10 +19,10 @@ from typing import Any, TypeGuard
 import msgspec
 import pytest
 
-from mcp_core._methods import REVISIONS
-from mcp_core._schema_map import SCHEMA_TYPES, UNTYPED
+from mcp_core.types.definitions import SCHEMA_TYPES, UNTYPED
+from mcp_core.types.methods import REVISIONS
 
-SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec"
+SPEC = Path(__file__).resolve().parent / "spec"
 ENVELOPE_FIELDS = {"jsonrpc", "id"}
 
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcp_core._errors import INVALID_PARAMS
-from mcp_core._seal import ReplayGuard, StateRejected, StateSealer, request_binding
+from mcp_core.server.request_state import ReplayGuard, StateRejected, StateSealer, request_binding
+from mcp_core.wire.errors import INVALID_PARAMS
 
 KEY = bytes(range(32))
 OTHER_KEY = bytes(range(1, 33))

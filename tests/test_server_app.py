@@ -11,12 +11,11 @@ import msgspec
 import pytest
 from server_app_helpers import LEGACY, MODERN, dispatch, wire
 
-from mcp_core._context import Context, McpError, ResourceNotFoundError
-from mcp_core._errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND
-from mcp_core._schema import inspect_function, output_schema, parse_docstring
-from mcp_core._server import Server
-from mcp_core._types_content import ImageContent, TextContent, TextResourceContents
-from mcp_core._types_server import (
+from mcp_core.server.app import Server
+from mcp_core.server.context import Context, McpError, ResourceNotFoundError
+from mcp_core.server.signatures import inspect_function, output_schema, parse_docstring
+from mcp_core.types.content import ImageContent, TextContent, TextResourceContents
+from mcp_core.types.server import (
     CallToolResult,
     CompleteResult,
     Completion,
@@ -24,6 +23,12 @@ from mcp_core._types_server import (
     ListToolsResult,
     PromptMessage,
     ToolAnnotations,
+)
+from mcp_core.wire.errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    RESOURCE_NOT_FOUND,
 )
 
 

@@ -8,15 +8,15 @@ import pytest
 from helpers import SessionPair, only
 from server_app_helpers import KEY, FakePeer
 
-from mcp_core._client_session import ClientConfig, ClientSession
-from mcp_core._context import Context, McpError
-from mcp_core._events import ErrorReceived, InputRequired, RequestReceived, ResponseReceived
-from mcp_core._methods import REVISIONS
-from mcp_core._server import Server
-from mcp_core._server_session import ServerSession
-from mcp_core._types_base import ClientCapabilities, ElicitationCapability, Implementation
-from mcp_core._types_content import TextContent
-from mcp_core._types_server import CallToolRequestParams, CallToolResult
+from mcp_core.server.app import Server
+from mcp_core.server.context import Context, McpError
+from mcp_core.session.client import ClientConfig, ClientSession
+from mcp_core.session.events import ErrorReceived, InputRequired, RequestReceived, ResponseReceived
+from mcp_core.session.server import ServerSession
+from mcp_core.types.base import ClientCapabilities, ElicitationCapability, Implementation
+from mcp_core.types.content import TextContent
+from mcp_core.types.methods import REVISIONS
+from mcp_core.types.server import CallToolRequestParams, CallToolResult
 
 
 @pytest.fixture

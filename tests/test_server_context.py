@@ -9,20 +9,20 @@ import msgspec
 import pytest
 from server_app_helpers import KEY, LEGACY, MODERN, FakePeer, dispatch, wire
 
-from mcp_core._context import Context, McpError
-from mcp_core._errors import (
+from mcp_core.server.app import Server
+from mcp_core.server.context import Context, McpError
+from mcp_core.types.client import (
+    CreateMessageRequestParams,
+    ElicitRequestParams,
+    InputRequiredResult,
+)
+from mcp_core.types.server import CallToolResult
+from mcp_core.wire.errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
 )
-from mcp_core._server import Server
-from mcp_core._types_client import (
-    CreateMessageRequestParams,
-    ElicitRequestParams,
-    InputRequiredResult,
-)
-from mcp_core._types_server import CallToolResult
 
 ELICIT: dict[str, Any] = {"elicitation": {}}
 EVERYTHING: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from server_app_helpers import KEY, LEGACY, MODERN, FakePeer, dispatch, wire
 
-from mcp_core._context import Context, McpError
-from mcp_core._errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
-from mcp_core._server import Server
-from mcp_core._types_client import InputRequiredResult
-from mcp_core._types_server import CallToolResult, GetPromptResult
+from mcp_core.server.app import Server
+from mcp_core.server.context import Context, McpError
+from mcp_core.types.client import InputRequiredResult
+from mcp_core.types.server import CallToolResult, GetPromptResult
+from mcp_core.wire.errors import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
 
 EVERYTHING: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}
 SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}

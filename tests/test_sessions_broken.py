@@ -18,17 +18,17 @@ from mcp_core import (
     Request,
     encode_message,
 )
-from mcp_core._client_session import ClientConfig, ClientSession
-from mcp_core._events import ErrorReceived, ProtocolViolation, RequestReceived
-from mcp_core._server_session import ServerConfig, ServerSession
-from mcp_core._session import BaseSession, SessionState
-from mcp_core._types_base import (
+from mcp_core.session.base import BaseSession, SessionState
+from mcp_core.session.client import ClientConfig, ClientSession
+from mcp_core.session.events import ErrorReceived, ProtocolViolation, RequestReceived
+from mcp_core.session.server import ServerConfig, ServerSession
+from mcp_core.types.base import (
     ClientCapabilities,
     Implementation,
     RootsCapability,
     ServerCapabilities,
 )
-from mcp_core._types_server import CallToolResult
+from mcp_core.types.server import CallToolResult
 
 LEGACY = "2025-11-25"
 MODERN = "2026-07-28"

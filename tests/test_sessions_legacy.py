@@ -10,8 +10,9 @@ import pytest
 from helpers import SessionPair, only
 
 from mcp_core import LocalProtocolError, encode_message
-from mcp_core._client_session import ClientConfig, ClientSession
-from mcp_core._events import (
+from mcp_core.session.base import SessionState
+from mcp_core.session.client import ClientConfig, ClientSession
+from mcp_core.session.events import (
     ErrorReceived,
     HandshakeCompleted,
     NotificationReceived,
@@ -22,16 +23,15 @@ from mcp_core._events import (
     RequestTimedOut,
     ResponseReceived,
 )
-from mcp_core._methods import LEGACY_REVISIONS
-from mcp_core._server_session import ServerConfig, ServerSession
-from mcp_core._session import SessionState
-from mcp_core._types_base import (
+from mcp_core.session.server import ServerConfig, ServerSession
+from mcp_core.types.base import (
     ClientCapabilities,
     Implementation,
     SamplingCapability,
     ServerCapabilities,
 )
-from mcp_core._types_server import CallToolRequestParams, CallToolResult
+from mcp_core.types.methods import LEGACY_REVISIONS
+from mcp_core.types.server import CallToolRequestParams, CallToolResult
 
 LEGACY = ("2025-11-25",)
 SERVER_INFO = Implementation(name="s", version="1")
@@ -603,7 +603,7 @@ def test_notifications_need_our_capabilities() -> None:
 
 
 def test_resource_subscriptions_legacy() -> None:
-    from mcp_core._types_base import ResourcesCapability
+    from mcp_core.types.base import ResourcesCapability
 
     caps = ServerCapabilities(resources=ResourcesCapability(subscribe=True))
     s = initialized_server(capabilities=caps)

@@ -10,8 +10,9 @@ import pytest
 from helpers import SessionPair, only
 
 from mcp_core import LocalProtocolError, encode_message
-from mcp_core._client_session import ClientConfig, ClientSession
-from mcp_core._events import (
+from mcp_core.session.base import SessionState
+from mcp_core.session.client import ClientConfig, ClientSession
+from mcp_core.session.events import (
     ErrorReceived,
     HandshakeCompleted,
     InputRequired,
@@ -21,18 +22,17 @@ from mcp_core._events import (
     RequestReceived,
     ResponseReceived,
 )
-from mcp_core._jsonrpc import Request
-from mcp_core._methods import LEGACY_REVISIONS
-from mcp_core._server_session import ServerConfig, ServerSession
-from mcp_core._session import SessionState
-from mcp_core._types_base import (
+from mcp_core.session.server import ServerConfig, ServerSession
+from mcp_core.types.base import (
     ClientCapabilities,
     Implementation,
     ListChangedCapability,
     ResourcesCapability,
     ServerCapabilities,
 )
-from mcp_core._types_server import CallToolRequestParams, CallToolResult, ListToolsResult
+from mcp_core.types.methods import LEGACY_REVISIONS
+from mcp_core.types.server import CallToolRequestParams, CallToolResult, ListToolsResult
+from mcp_core.wire.jsonrpc import Request
 
 MODERN = "2026-07-28"
 META = {

@@ -28,8 +28,9 @@ from mcp_core import (
     RemoteProtocolError,
     encode_message,
 )
-from mcp_core._client_session import ClientConfig, ClientSession
-from mcp_core._events import (
+from mcp_core.session.base import BaseSession, SessionState
+from mcp_core.session.client import ClientConfig, ClientSession
+from mcp_core.session.events import (
     ErrorReceived,
     HandshakeCompleted,
     InputRequired,
@@ -41,15 +42,14 @@ from mcp_core._events import (
     RequestTimedOut,
     ResponseReceived,
 )
-from mcp_core._server_session import ServerConfig, ServerSession
-from mcp_core._session import BaseSession, SessionState
-from mcp_core._types_base import (
+from mcp_core.session.server import ServerConfig, ServerSession
+from mcp_core.types.base import (
     ClientCapabilities,
     Implementation,
     RootsCapability,
     ServerCapabilities,
 )
-from mcp_core._types_server import CallToolRequestParams
+from mcp_core.types.server import CallToolRequestParams
 
 NEW, INITIALIZING, READY, CLOSED, ERROR = (
     SessionState.NEW,

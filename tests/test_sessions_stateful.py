@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from mcp_core import LocalProtocolError, encode_message
-from mcp_core._events import (
+from mcp_core.session.base import SessionState
+from mcp_core.session.events import (
     ErrorReceived,
     HandshakeCompleted,
     InputRequired,
@@ -30,9 +31,8 @@ from mcp_core._events import (
     RequestTimedOut,
     ResponseReceived,
 )
-from mcp_core._session import SessionState
-from mcp_core._types_content import TextContent
-from mcp_core._types_server import CallToolRequestParams, CallToolResult
+from mcp_core.types.content import TextContent
+from mcp_core.types.server import CallToolRequestParams, CallToolResult
 
 DOCUMENTED = (
     ErrorReceived,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcp_core._sse import (
+from mcp_core.wire.sse import (
     DEFAULT_MAX_EVENT_BYTES,
     ServerSentEvent,
     SSEError,

@@ -21,7 +21,7 @@ import anyio.to_thread
 import pytest
 
 from mcp_core import LineTooLong
-from transports.stdio import (
+from transports.stdio_streams import (
     INHERITED_ENV_VARS,
     StdioProcess,
     StdioStream,
@@ -602,7 +602,7 @@ SERVER = """
 import json, os, subprocess, sys
 import anyio
 from mcp_core import LineTooLong
-from transports.stdio import stdio_server_stream
+from transports.stdio_streams import stdio_server_stream
 
 print("buffered before serving")  # stdout is a pipe, so this waits in Python's buffer
 
@@ -663,7 +663,7 @@ async def test_server_echoes_and_keeps_stdout_clean(anyio_backend: str) -> None:
 SERVER_HANGS_UP = """
 import sys
 import anyio
-from transports.stdio import stdio_server_stream
+from transports.stdio_streams import stdio_server_stream
 
 async def main():
     async with stdio_server_stream() as stream:

@@ -26,8 +26,8 @@ from runtime_helpers import ERAS, LIMIT, only_text
 
 from mcp_core import McpError, SessionState
 from transports import Client, ConnectionClosed, Driver, pump
-from transports.stdio import StdioStream
-from transports.stdio_connect import connect_stdio
+from transports.stdio import connect_stdio
+from transports.stdio_streams import StdioStream
 
 SERVER = str(Path(__file__).parent / "servers" / "stdio_echo.py")
 ROOT = str(Path(__file__).parent.parent)

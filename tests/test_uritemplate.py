@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcp_core._uritemplate import UriTemplate, is_template
+from mcp_core.server.uri_template import UriTemplate, is_template
 
 # The variables of RFC 6570 sections 1.2 and 3.2.
 VARIABLES: dict[str, object] = {

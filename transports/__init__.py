@@ -7,20 +7,20 @@ server, an ASGI app for Starlette, FastAPI or any ASGI server, and an h11 client
 that also speaks the deprecated HTTP+SSE transport).
 """
 
-from ._client import Client, Connector, Subscription
-from ._driver import ConnectionClosed, Driver, pump
-from ._serve import ServerConnection, serve_stream
-from .asgi import AsgiApp, asgi_app
-from .http_client import (
+from .client import Client, Connector, Subscription
+from .driver import ConnectionClosed, Driver, pump
+from .http.asgi import AsgiApp, asgi_app
+from .http.client import (
     HttpClientTimeouts,
     HttpError,
     HttpStatusError,
     connect_http,
     http_connector,
 )
-from .http_server import HttpServer, HttpTimeouts, run_http, serve_http
+from .http.server import HttpServer, HttpTimeouts, run_http, serve_http
 from .memory import connect, couple, pipe
-from .stdio_connect import connect_stdio, run_stdio, serve_stdio, stdio_connector
+from .server_connection import ServerConnection, serve_stream
+from .stdio import connect_stdio, run_stdio, serve_stdio, stdio_connector
 
 __all__ = [
     "Client",

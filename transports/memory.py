@@ -29,9 +29,9 @@ import anyio
 
 from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Message, RequestId, Server
 
-from ._client import Client, Connector
-from ._driver import Driver, encode_for_peer
-from ._serve import ServerConnection
+from .client import Client, Connector
+from .driver import Driver, encode_for_peer
+from .server_connection import ServerConnection
 
 __all__ = ["connect", "couple", "pipe"]
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 
 import everything
 
-from transports.asgi import asgi_app
+from transports.http.asgi import asgi_app
 
 
 def main() -> None:

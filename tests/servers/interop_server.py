@@ -25,7 +25,7 @@ from mcp_core.types import (
     TextContent,
     TextResourceContents,
 )
-from transports.stdio_connect import run_stdio
+from transports.stdio import run_stdio
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
 WAV = b"RIFF\x24\x00\x00\x00WAVEfmt " + b"\x00" * 8

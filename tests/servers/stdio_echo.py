@@ -12,7 +12,7 @@ import sys
 import anyio
 
 from mcp_core import Limits, Server
-from transports.stdio_connect import run_stdio
+from transports.stdio import run_stdio
 
 server = Server("stdio-echo", "1.0")
 

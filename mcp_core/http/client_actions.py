@@ -1,0 +1,108 @@
+# What the client-side HTTP rules decide; the adapter carries it out.
+#
+# `HttpClientEndpoint` (_http_client) turns outgoing messages and what the server
+# answers into the actions below, h11 style: plain frozen records that an adapter
+# acts on without knowing anything of MCP. An *exchange* is one HTTP request and
+# its response; the rules number them, and the adapter reports back what happened
+# to each by its number (head, body chunks, end, or failure).
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..wire.jsonrpc import Message, RequestId
+from .decisions import Headers
+
+__all__ = ["Abort", "Action", "Closed", "Deliver", "Fail", "Failure", "Note", "Origin", "Send"]
+
+Origin = tuple[str, str, int]
+"""Where to connect: (scheme, host, port); ``scheme`` is "http" or "https"."""
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Start an exchange: send one HTTP request and report its answer.
+
+    Attributes:
+        exchange: the exchange's number, to report back with.
+        method: the HTTP method ("POST", "GET" or "DELETE").
+        url: the absolute URL, for messages and errors.
+        origin: where to connect.
+        target: the request target (path and query).
+        headers: every request header, Host included (Content-Length is the
+            adapter's).
+        body: the request body.
+        delay: seconds to wait before sending (an SSE ``retry``).
+    """
+
+    exchange: int
+    method: str
+    url: str
+    origin: Origin
+    target: str
+    headers: Headers
+    body: bytes = b""
+    delay: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Deliver:
+    """Hand one message from the server to the session (a Message, or bytes the
+    session must judge itself: unreadable JSON, a batch)."""
+
+    message: Message | bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a request cannot be answered.
+
+    Attributes:
+        method: the HTTP method of the exchange that failed.
+        url: its URL.
+        reason: what went wrong, for people.
+        status: the HTTP status the server answered with, or None when no answer
+            came (the connection failed, the stream ended early).
+        body: the start of the answer's body, for diagnosis.
+    """
+
+    method: str
+    url: str
+    reason: str
+    status: int | None = None
+    body: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class Fail:
+    """One of our requests will never be answered: fail whoever waits for it."""
+
+    request_id: RequestId
+    failure: Failure
+
+
+@dataclass(frozen=True, slots=True)
+class Abort:
+    """Stop an exchange at once and close its connection (for a 2026-07-28 request
+    this is its cancellation); nothing more is reported for it."""
+
+    exchange: int
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """The connection to the server is over; fail everything that waits."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Something the user should hear of, for the log (a tool dropped from a
+    listing, a server that breaks a rule we can live with)."""
+
+    text: str
+
+
+Action = Send | Deliver | Fail | Abort | Closed | Note
+"""Anything the client rules ask the adapter to do."""

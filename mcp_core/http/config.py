@@ -1,0 +1,103 @@
+# How an MCP HTTP endpoint behaves: one frozen config object with documented
+# defaults (the h2 `H2Configuration` shape). `HttpEndpoint` (_http_server) reads
+# it; the adapters read the few limits they enforce while reading (head and body
+# sizes, which they must know before the endpoint sees the request).
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from .headers import LOOPBACK_HOSTS, LOOPBACK_ORIGINS
+from .sessions import DEFAULT_MAX_STORED_BYTES, DEFAULT_MAX_STORED_EVENTS
+
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_HEADER_BYTES",
+    "DEFAULT_MAX_HEADERS",
+    "DEFAULT_MAX_REQUESTS_IN_FLIGHT",
+    "HttpServerConfig",
+    "ResponseMode",
+]
+
+DEFAULT_MAX_BODY_BYTES: Final = 4 * 1024 * 1024
+"""Largest request body accepted (4 MiB): the stdio line cap and the SSE event cap,
+so every transport takes the same messages. The official Python SDK uses 4 MB."""
+
+DEFAULT_MAX_HEADER_BYTES: Final = 16 * 1024
+"""Largest request head (16 KiB, h11's default and Node's `maxHeaderSize`): MCP
+sends a handful of short headers; a bearer token and cookies fit many times over."""
+
+DEFAULT_MAX_HEADERS: Final = 100
+"""Most header fields in one request (Apache's `LimitRequestFields`)."""
+
+DEFAULT_MAX_REQUESTS_IN_FLIGHT: Final = 256
+"""Requests one session may have unanswered at once. Each holds a handler (or a
+place in the queue for one) and, in streamable HTTP, an open response; clients
+pipeline a few (the conformance suite three), so 256 only stops a flood."""
+
+ResponseMode = Literal["auto", "json", "sse"]
+
+
+@dataclass(frozen=True, slots=True)
+class HttpServerConfig:
+    """How the endpoint behaves. One config may serve many endpoints.
+
+    Attributes:
+        path: the streamable-HTTP endpoint's path; paths not served get 404.
+        allowed_hosts: Host names (any port) the server answers to, or None for
+            any. The default, the loopback names, is what a server bound to a
+            loopback address needs: a page that rebinds its own DNS name to
+            127.0.0.1 still sends its own name as Host, and gets 421.
+        allowed_origins: browser origins admitted (``scheme://host[:port]``,
+            ``:*`` for any port, ``*`` for all). Requests without Origin (not
+            from a browser) always pass. Default: pages served from loopback.
+        max_body_bytes: larger bodies get 413.
+        max_header_bytes: a larger request head (names and values, 4 bytes of
+            framing each) gets 431 (RFC 6585 section 5).
+        max_headers: more header fields than this get 431 too.
+        max_sessions: sessions at once (streamable and HTTP+SSE together); an
+            initialize or SSE connection beyond gets 503.
+        max_requests_in_flight: unanswered requests per session; a request
+            beyond gets 429 with a JSON-RPC error (HTTP+SSE: the error on the
+            stream, as its POSTs are answered 202 before any result).
+        session_idle_timeout: seconds after which a session with no attached
+            stream and no request is ended by `HttpEndpoint.expire`. 30 minutes:
+            an editor left open over lunch should not lose its session, and
+            the harness of conformance tests never sends DELETE.
+        response_mode: how requests are answered. "auto": 2025-11-25 sessions
+            get an SSE stream at once, with a priming event (the revision's
+            SHOULD), everything else JSON unless the server sends something
+            before the response; "json": JSON only (messages that are not the
+            response go to the standalone stream); "sse": always SSE.
+        sse_retry_ms: the ``retry`` sent with priming events: how long a
+            client waits before reconnecting to a closed stream (one second, a
+            polling pace that costs little and loses little time).
+        max_stored_events: events each session keeps for Last-Event-ID replay.
+        max_stored_bytes: bytes of them kept at most.
+        standalone_stream: offer the GET stream; False answers GET with 405.
+        allow_delete: let clients end sessions with DELETE; False gives 405.
+        sse_path: where the deprecated HTTP+SSE transport of 2024-11-05 opens its
+            streams (GET), beside streamable HTTP, for clients that only speak
+            it; None turns that transport off. On by default: such clients
+            exist, and it passes the same Host, Origin, auth and limit checks.
+        sse_messages_path: where HTTP+SSE clients POST their messages.
+    """
+
+    path: str = "/mcp"
+    allowed_hosts: tuple[str, ...] | None = LOOPBACK_HOSTS
+    allowed_origins: tuple[str, ...] = LOOPBACK_ORIGINS
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    max_headers: int = DEFAULT_MAX_HEADERS
+    max_sessions: int = 1000
+    max_requests_in_flight: int = DEFAULT_MAX_REQUESTS_IN_FLIGHT
+    session_idle_timeout: float = 1800.0
+    response_mode: ResponseMode = "auto"
+    sse_retry_ms: int = 1000
+    max_stored_events: int = DEFAULT_MAX_STORED_EVENTS
+    max_stored_bytes: int = DEFAULT_MAX_STORED_BYTES
+    standalone_stream: bool = True
+    allow_delete: bool = True
+    sse_path: str | None = "/sse"
+    sse_messages_path: str = "/messages"

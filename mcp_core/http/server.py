@@ -1,0 +1,521 @@
+# The streamable-HTTP server rules, sans I/O.
+#
+# Theory of operation. An adapter reads one HTTP request (method, target,
+# headers, then the body) and asks `HttpEndpoint` what to do with it; the answer is
+# a decision it carries out without further thought:
+#
+#   Reply       answer now: status, headers, body (refusals, 202, DELETE).
+#   Dispatch    feed the body to a session and answer from what it sends: a
+#               notification or response gets the Dispatch's 202 once fed; a
+#               request gets JSON or an SSE stream (`sse` says which to start
+#               with; when False the adapter answers JSON if the response is the
+#               first message for the request, else starts SSE then).
+#               `session_id` None means a 2026-07-28 request: served on its own.
+#   OpenStream  a GET: start an SSE stream of the session (the standalone one,
+#               or, with Last-Event-ID, the interrupted one after a replay).
+#   EndSession  a DELETE: end the session, then send the reply.
+#   OpenSseSession, SendOnStream   the deprecated HTTP+SSE transport of
+#               2024-11-05, served beside (see _http_sse_2024).
+#
+# Authentication is the adapter's (it may need I/O); it passes the principal it
+# found to `receive`, and the endpoint binds it to the session a request opens
+# and checks it on every later request of that session.
+#
+# Two eras share one endpoint, told apart per request (2026-07-28
+# basic/versioning.mdx "A dual-era server selects its behavior from how the client
+# opens"; streamable-http.mdx "Protocol Version Header"): a `MCP-Protocol-Version`
+# header naming a modern revision selects the stateless rules of 2026-07-28
+# streamable-http.mdx; a legacy revision, or no header at all ("the server SHOULD
+# assume protocol version 2025-03-26", 2025-11-25 basic/transports.mdx "Protocol
+# Version Header"), selects the session rules of 2025-03-26 .. 2025-11-25.
+#
+# The endpoint owns the HTTP side of legacy sessions (ids, idle time, event
+# stores; see _http_sessions) and numbers SSE events; the protocol side (the
+# ServerSession) belongs to the adapter, which binds it here. Time comes in as
+# `now`; the adapter calls `expire(now)` now and then and ends what it returns.
+# The decisions are in _http_decisions, the header helpers in _http_headers and
+# the 2026-07-28 header and `_meta` checks in _http_modern.
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any, Final, Literal
+
+from ..types.methods import LEGACY_REVISIONS, REVISIONS
+from ..wire.errors import (
+    HEADER_MISMATCH,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    PARSE_ERROR,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    RemoteProtocolError,
+)
+from ..wire.jsonrpc import (
+    ErrorResponse,
+    Message,
+    Notification,
+    Request,
+    decode_message,
+    encode_message,
+    error_reply,
+)
+from ..wire.sse import encode_event
+from .config import DEFAULT_MAX_BODY_BYTES, HttpServerConfig
+from .decisions import (
+    JSON_HEADER,
+    SSE_HEADERS,
+    Decision,
+    Dispatch,
+    EndSession,
+    Headers,
+    HttpRequest,
+    OpenStream,
+    Reply,
+    refuse,
+)
+from .headers import accepts, host_allowed, media_type, origin_allowed
+from .legacy_sse import HttpSseRules
+from .request_checks import ToolHeaders, modern_refusal
+from .sessions import STANDALONE_STREAM, EventStore, HttpSession, MemoryEventStore
+
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "HttpServerConfig", "HttpEndpoint"]
+
+# Revisions whose transport page has SSE polling: the priming event and `retry`
+# (2025-11-25 basic/transports.mdx "Sending Messages to the Server", item 6).
+_POLLING: Final = frozenset({"2025-11-25"})
+
+# 2026-07-28 streamable-http.mdx: an unknown method is a 404 with -32601; header
+# mismatch, unsupported version and a missing client capability are 400s
+# ("Backward Compatibility"). Other errors of a request that reached JSON-RPC are
+# answered with 200, as in every earlier revision.
+_MODERN_STATUS: Final = {
+    METHOD_NOT_FOUND: 404,
+    HEADER_MISMATCH: 400,
+    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+}
+
+
+_PASSED_HEADS: Final = 64
+"""Head values that passed `check_head` remembered at most (see there)."""
+
+
+class HttpEndpoint:
+    """The rules of one streamable-HTTP MCP endpoint, for both eras.
+
+    Args:
+        config: the endpoint's behaviour and limits (default `HttpServerConfig()`).
+        revisions: protocol revisions served (as the sessions' ServerConfig).
+        tool_headers: for 2026-07-28 ``Mcp-Param-*`` validation, a function from
+            a tool name to its ``x-mcp-header`` map (`header_param_paths`); None
+            checks no parameter headers.
+        event_store: makes the event store of each new session; by default a
+            `MemoryEventStore` sized by the config.
+    """
+
+    def __init__(
+        self,
+        config: HttpServerConfig | None = None,
+        *,
+        revisions: tuple[str, ...] = REVISIONS,
+        tool_headers: ToolHeaders | None = None,
+        event_store: Callable[[], EventStore] | None = None,
+    ) -> None:
+        self.config = config = config or HttpServerConfig()
+        self.revisions = revisions
+        self._legacy = frozenset(r for r in revisions if r in LEGACY_REVISIONS)
+        self._modern = frozenset(r for r in revisions if r not in LEGACY_REVISIONS)
+        self._tool_headers = tool_headers
+        self._event_store = event_store or (
+            lambda: MemoryEventStore(config.max_stored_events, config.max_stored_bytes)
+        )
+        #: Live legacy sessions by id.
+        self.sessions: dict[str, HttpSession] = {}
+        #: The deprecated HTTP+SSE transport, served beside.
+        self.sse = HttpSseRules(config)
+        self._passed: set[tuple[str, str | None, str | None, str | None, str | None]] = set()
+
+    # --- deciding -----------------------------------------------------------------------
+
+    def check_head(self, request: HttpRequest) -> Reply | None:
+        """The refusal a request earns by its head alone, before its body is read.
+
+        `receive` applies the same checks; call this first to avoid reading
+        bodies that will be refused (a 413 then closes the connection).
+        """
+        config = self.config
+        headers = request.headers
+        path = request.path
+        old_sse = bool(self._legacy) and self.sse.serves(path)
+        if path != config.path and not old_sse:
+            return Reply(404, (("content-type", "text/plain"),), b"Not Found")
+        if request.header_count > config.max_headers or request.header_bytes > (
+            config.max_header_bytes
+        ):
+            # RFC 6585 section 5: the head is too large to process.
+            return refuse(431, "too many or too large header fields", close=True)
+        get = headers.get
+        method = request.method
+        # The checks below depend on these values alone (and the frozen config): a
+        # client sends the same ones with every request, so heads that passed are
+        # remembered (a few, the last clients') and pass again at once.
+        key = (method, get("host"), get("origin"), get("accept"), get("content-type"))
+        passed = key in self._passed and not old_sse
+        if not passed:
+            # DNS rebinding (2025-11-25 basic/transports.mdx "Security Warning"): a
+            # page that rebinds its name to our address still names itself as Host.
+            if not host_allowed(key[1], config.allowed_hosts):
+                return refuse(421, "this server does not answer to that Host")
+            # Same section, item 1: a present and invalid Origin MUST get 403.
+            if not origin_allowed(key[2], config.allowed_origins):
+                return refuse(403, "Origin not allowed")
+        length = get("content-length")
+        if length is not None and length.isdigit() and int(length) > config.max_body_bytes:
+            return self.too_large()
+        if old_sse:
+            return self.sse.check_head(request)
+        if passed:
+            return None
+        if method == "POST":
+            # 2025-11-25 "Sending Messages to the Server" item 2: Accept lists both.
+            accept = key[3]
+            if not (accepts(accept, "application/json") and accepts(accept, "text/event-stream")):
+                return refuse(406, "Accept must list application/json and text/event-stream")
+            if media_type(key[4] or "") != "application/json":
+                return refuse(415, "Content-Type must be application/json")
+        elif method == "GET":
+            # "Listening for Messages from the Server" item 2.
+            if not accepts(key[3], "text/event-stream"):
+                return refuse(406, "Accept must list text/event-stream")
+        elif method != "DELETE":
+            return refuse(405, f"{method} is not served here", headers=(self._allow(),))
+        if len(self._passed) >= _PASSED_HEADS:
+            self._passed.clear()
+        self._passed.add(key)
+        return None
+
+    def too_large(self) -> Reply:
+        """The 413 for a body over ``max_body_bytes`` (closes the connection)."""
+        limit = self.config.max_body_bytes
+        return refuse(413, f"the body exceeds {limit} bytes", close=True)
+
+    def receive(
+        self,
+        request: HttpRequest,
+        body: bytes,
+        now: float,
+        principal: str | None = None,
+        *,
+        checked: bool = False,
+    ) -> Decision:
+        """Decide what to do with one complete request.
+
+        Args:
+            request: its head.
+            body: its body (empty for GET and DELETE).
+            now: the current time, in the unit of ``session_idle_timeout``.
+            principal: who the adapter authenticated the request as, or None.
+                A session remembers who opened it; its later requests from
+                anyone else get 404 (see `_session_of`).
+            checked: `check_head` passed this head already (the adapter asked
+                before reading the body), so its checks are not run again.
+
+        Returns:
+            The decision; the endpoint has already done its part (a session
+            minted for initialize, a session forgotten for DELETE).
+        """
+        if not checked:
+            refusal = self.check_head(request)
+            if refusal is not None:
+                return refusal
+        if len(body) > self.config.max_body_bytes:
+            return self.too_large()
+        if self._legacy and self.sse.serves(request.path):
+            room = len(self.sessions) + len(self.sse.sessions) < self.config.max_sessions
+            return self.sse.receive(request, body, principal, room)
+        era = self._era(request, body)
+        if isinstance(era, Reply):
+            return era
+        method = request.method
+        if era == "modern":
+            if method != "POST":
+                # 2026-07-28 streamable-http.mdx "Earlier Streamable HTTP
+                # Revisions": GET and DELETE get 405.
+                return refuse(
+                    405,
+                    f"{method} is not part of {request.headers['mcp-protocol-version']}",
+                    headers=(("allow", "POST"),),
+                )
+            return self._modern_post(request, body)
+        if method == "POST":
+            return self._legacy_post(request, body, now, principal)
+        session = self._session_of(request, now, principal)
+        if isinstance(session, Reply):
+            return session
+        if method == "GET":
+            return self._get(request, session)
+        if not self.config.allow_delete:
+            return refuse(405, "sessions cannot be ended by DELETE here", headers=(self._allow(),))
+        # "Session Management" item 5.
+        del self.sessions[session.id]
+        return EndSession(session.id, Reply(200))
+
+    def _allow(self) -> tuple[str, str]:
+        methods = ["GET", "POST"] if self.config.standalone_stream else ["POST"]
+        if self.config.allow_delete:
+            methods.append("DELETE")
+        return ("allow", ", ".join(methods))
+
+    def _era(self, request: HttpRequest, body: bytes) -> Literal["legacy", "modern"] | Reply:
+        version = request.headers.get("mcp-protocol-version")
+        if version is None:
+            # 2025-11-25 "Protocol Version Header": assume 2025-03-26. A server
+            # that serves no legacy revision reports the missing header instead.
+            return "legacy" if self._legacy else "modern"
+        if version in self._legacy:
+            return "legacy"
+        if version in self._modern:
+            return "modern"
+        # 2025-11-25: "MUST respond with 400 Bad Request"; 2026-07-28 adds the
+        # UnsupportedProtocolVersionError listing what we serve, which answers the
+        # request, so it carries the request's id when there is one.
+        message = self._decode(body) if body else None
+        return refuse(
+            400,
+            f"protocol version {version!r} is not supported",
+            UNSUPPORTED_PROTOCOL_VERSION,
+            request_id=message.id if type(message) is Request else None,
+            data={"supported": sorted(self.revisions, reverse=True), "requested": version},
+        )
+
+    @staticmethod
+    def _decode(body: bytes) -> Message | Reply:
+        try:
+            return decode_message(body)
+        except RemoteProtocolError as exc:
+            reply = error_reply(exc)
+            return Reply(exc.http_status, (JSON_HEADER,), encode_message(reply))
+
+    # --- the legacy era (2025-03-26 .. 2025-11-25 basic/transports.mdx) -----------------
+
+    def _session_of(
+        self, request: HttpRequest, now: float, principal: str | None
+    ) -> HttpSession | Reply:
+        session_id = request.headers.get("mcp-session-id")
+        if session_id is None:
+            # "Session Management" item 2: SHOULD answer 400.
+            return refuse(400, "Mcp-Session-Id header is required")
+        session = self.sessions.get(session_id)
+        # Item 3: after the server ended it, MUST answer 404. A session opened
+        # by another principal is not found either: item 1 links the Session
+        # Hijacking mitigations of the security best practices, which bind a
+        # session to its user (keyed "<user_id>:<session_id>"), so under the
+        # key of this principal there is no such session. A 404 (rather than
+        # 403) also tells a guesser nothing about which ids are live.
+        if session is None or session.principal != principal:
+            return refuse(404, "Session not found")
+        session.last_seen = now
+        return session
+
+    def _legacy_post(
+        self, request: HttpRequest, body: bytes, now: float, principal: str | None
+    ) -> Decision:
+        message = self._decode(body)
+        if isinstance(message, Reply):
+            return message
+        created = False
+        if (
+            type(message) is Request
+            and message.method == "initialize"
+            and "mcp-session-id" not in request.headers
+        ):
+            if len(self.sessions) + len(self.sse.sessions) >= self.config.max_sessions:
+                return refuse(503, "too many sessions", headers=(("retry-after", "5"),))
+            session = self._mint(now, principal)
+            created = True
+        else:
+            found = self._session_of(request, now, principal)
+            if isinstance(found, Reply):
+                return found
+            session = found
+        headers = (("mcp-session-id", session.id),)
+        if type(message) is not Request:
+            # "Sending Messages to the Server" item 4: 202 with no body.
+            return Dispatch(message, body, session.id, accepted=Reply(202, headers))
+        limit = self.config.max_requests_in_flight
+        if getattr(session.protocol, "requests_in_flight", 0) >= limit:
+            # RFC 6585 section 4: 429, "too many requests", with Retry-After;
+            # the body is the request's JSON-RPC error, which clients (the SDK's
+            # among them) hand to the caller of that request.
+            return refuse(
+                429,
+                f"{limit} requests of this session are in flight",
+                request_id=message.id,
+                data={"limit": limit},
+                headers=(("retry-after", "1"), *headers),
+            )
+        mode = self.config.response_mode
+        stream_id = session.new_stream_id()
+        polling = session.revision in _POLLING
+        sse = mode == "sse" or (mode == "auto" and polling)
+        return Dispatch(
+            message,
+            body,
+            session.id,
+            created=created,
+            request_id=message.id,
+            stream_id=stream_id,
+            sse=sse,
+            json_only=mode == "json",
+            priming=self._priming(session, stream_id) if polling and mode != "json" else None,
+            headers=headers,
+        )
+
+    def _mint(self, now: float, principal: str | None) -> HttpSession:
+        # "Session Management" item 1: globally unique, cryptographically secure,
+        # visible ASCII only. 32 URL-safe characters carry 192 random bits.
+        session_id = secrets.token_urlsafe(24)
+        while session_id in self.sessions:  # pragma: no cover - 2**-192
+            session_id = secrets.token_urlsafe(24)
+        session = HttpSession(session_id, now, self._event_store(), principal)
+        self.sessions[session_id] = session
+        return session
+
+    def _priming(self, session: HttpSession, stream_id: str) -> bytes:
+        # 2025-11-25 "Sending Messages to the Server" item 6: an event id and
+        # empty data first, and a `retry` before the server may close the
+        # connection; the id is stored so that Last-Event-ID can name it.
+        event_id = session.events.store(stream_id, None)
+        return encode_event(b"", id=event_id, retry=self.config.sse_retry_ms)
+
+    def _get(self, request: HttpRequest, session: HttpSession) -> Decision:
+        if not self.config.standalone_stream:
+            return refuse(
+                405, "this server offers no standalone SSE stream", headers=(self._allow(),)
+            )
+        last = request.headers.get("last-event-id")
+        if last is not None:
+            # "Resumability and Redelivery" item 2: replay what followed that
+            # event on its own stream, and go on with that stream.
+            found = session.events.replay_after(last)
+            if found is None:
+                return refuse(400, "unknown Last-Event-ID")
+            stream_id, events = found
+            if stream_id == STANDALONE_STREAM and session.standalone_open:
+                return refuse(409, "the standalone SSE stream is already open")
+            replay = tuple(encode_event(data, id=event_id) for event_id, data in events)
+            return OpenStream(session.id, stream_id, replay, headers=self._sse_headers(session))
+        if session.standalone_open:
+            # One standalone stream per session: each message goes on only one
+            # stream ("Multiple Connections" item 2), so a second is refused.
+            return refuse(409, "the standalone SSE stream is already open")
+        priming = (
+            self._priming(session, STANDALONE_STREAM) if session.revision in _POLLING else None
+        )
+        return OpenStream(
+            session.id, STANDALONE_STREAM, priming=priming, headers=self._sse_headers(session)
+        )
+
+    @staticmethod
+    def _sse_headers(session: HttpSession) -> Headers:
+        return (*SSE_HEADERS, ("mcp-session-id", session.id))
+
+    # --- the modern era (2026-07-28 basic/transports/streamable-http.mdx) ---------------
+
+    def _modern_post(self, request: HttpRequest, body: bytes) -> Decision:
+        message = self._decode(body)
+        if isinstance(message, Reply):
+            return message
+        if type(message) is Notification:
+            # "Sending Messages" item 5; no header rules for notifications.
+            return Dispatch(message, body, None, accepted=Reply(202))
+        if type(message) is not Request:
+            # Item 4: "The client MUST NOT send JSON-RPC responses."
+            return refuse(400, "a 2026-07-28 client sends no responses")
+        refusal = modern_refusal(request, message, self.revisions, self._tool_headers)
+        if refusal is not None:
+            return refusal
+        return Dispatch(
+            message,
+            body,
+            None,
+            request_id=message.id,
+            sse=self.config.response_mode == "sse",
+        )
+
+    # --- answering ----------------------------------------------------------------------
+
+    def json_reply(self, dispatch: Dispatch, message: Message, data: bytes) -> Reply:
+        """The JSON answer to a dispatched request whose response came first.
+
+        A 2026-07-28 error gets the status its code calls for (404 for -32601,
+        400 for -32020/-32021/-32022); everything else 200.
+        """
+        status = 200
+        if dispatch.session_id is None and type(message) is ErrorResponse:
+            status = _MODERN_STATUS.get(message.error.code, 200)
+        return Reply(status, (JSON_HEADER, *dispatch.headers), data)
+
+    def event(self, session_id: str | None, stream_id: str | None, data: bytes) -> bytes:
+        """One message as an SSE event. In a session it gets an event id and is
+        stored for replay; 2026-07-28 streams are not resumable ("Resumable SSE
+        streams via Last-Event-ID are not supported") and get none."""
+        session = self.sessions.get(session_id) if session_id is not None else None
+        if session is None or stream_id is None:
+            return encode_event(data)
+        return encode_event(data, id=session.events.store(stream_id, data))
+
+    # --- sessions -----------------------------------------------------------------------
+
+    def bind(self, session_id: str, protocol: Any) -> None:
+        """Attach the protocol side (a ServerSession) to a minted session."""
+        self.sessions[session_id].protocol = protocol
+
+    def attach(self, session_id: str, stream_id: str, now: float) -> None:
+        """A stream of the session is now being written to a client."""
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.attached += 1
+            session.last_seen = now
+            if stream_id == STANDALONE_STREAM:
+                session.standalone_open = True
+
+    def detach(self, session_id: str, stream_id: str, now: float) -> None:
+        """A stream attached with `attach` stopped being written."""
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.attached = max(0, session.attached - 1)
+            session.last_seen = now
+            if stream_id == STANDALONE_STREAM:
+                session.standalone_open = False
+
+    def bind_sse(self, session_id: str, protocol: Any) -> None:
+        """Attach the protocol side (a ServerSession) to an HTTP+SSE session."""
+        self.sse.bind(session_id, protocol)
+
+    def end_session(self, session_id: str) -> None:
+        """Forget a session the server ended (or whose HTTP+SSE stream ended); its
+        id gets 404 from now on."""
+        if not self.sse.end(session_id):
+            self.sessions.pop(session_id, None)
+
+    def expire(self, now: float) -> list[str]:
+        """End the sessions idle for ``session_idle_timeout``.
+
+        Returns:
+            Their ids; the caller closes their protocol side.
+        """
+        limit = now - self.config.session_idle_timeout
+        idle = [s.id for s in self.sessions.values() if s.attached == 0 and s.last_seen <= limit]
+        for session_id in idle:
+            del self.sessions[session_id]
+        return idle
+
+    def next_expiry(self) -> float | None:
+        """When the next idle session would expire, if nothing happens before."""
+        idle = [s.last_seen for s in self.sessions.values() if s.attached == 0]
+        return min(idle) + self.config.session_idle_timeout if idle else None

@@ -1,0 +1,12 @@
+"""The server application layer: what a server offers and how a request is answered.
+
+- `app`: `Server`, the registry plus `dispatch`, which answers one request;
+- `registry`: tools, resources and templates, prompts, completions;
+- `context`: `Context`, what a handler sees of the request it serves;
+- `signatures`: from a Python function to a tool or prompt (JSON Schema, arguments);
+- `results`: from what a handler returns to an MCP result, and pagination;
+- `uri_template`: RFC 6570 templates for resource templates;
+- `request_state`: sealing the 2026-07-28 multi round-trip `requestState`.
+
+The only layer that awaits (the user's handlers); it never awaits anything of its own.
+"""

@@ -1,0 +1,462 @@
+# The server application layer: a registry of tools, resources, prompts and a
+# completion handler, and `dispatch`, which answers one RequestReceived.
+#
+# Theory of operation. The session (ServerSession) speaks the protocol: handshake
+# or per-request envelope, capability gating, ping, logging/setLevel, discovery.
+# What is left for the application arrives as RequestReceived events; the runtime
+# awaits `Server.dispatch(event, ctx)` for each and sends what it returns with
+# `send_response`, or the McpError it raises with `send_error`. Dispatch awaits
+# nothing but the handler (and, through the Context, the runtime's Peer), so it runs
+# under any event loop; mcp_core itself never imports one.
+#
+# Two ways to serve a feature:
+#
+# * registered functions: `@server.tool`, `@server.resource`, `@server.prompt`,
+#   `@server.completion`. Schemas come from type hints (_schema), return values are
+#   converted by fixed rules (_server_results), lists are paginated here.
+# * advanced handlers (the "advanced service" of the Ballerina design):
+#   `server.on_list_tools(fn)`, `server.on_call_tool(fn)` and so on take the typed
+#   params Struct and the Context and return the result Struct. A handler replaces
+#   the registry for its method; capabilities are still derived from it.
+#
+# Registry changes made after the server started serving (its first `config()` or
+# `dispatch`) are recorded as pending list-changed notifications, which the runtime
+# drains with `take_list_changes()` and publishes with `ServerSession.publish`.
+#
+# 2026-07-28 multi round-trip requests: see _context for the replay model. Here the
+# Server seals the answers collected so far into `requestState`, bound to the
+# method, the tool/prompt name or resource URI, and a digest of the arguments
+# (_seal.request_binding), and opens it again on the retry.
+
+from __future__ import annotations
+
+import inspect
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Final, TypeVar
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from ..session.events import RequestReceived
+from ..session.server import ServerConfig
+from ..types.base import Implementation, PaginatedRequestParams, Result
+from ..types.client import InputRequiredResult
+from ..types.methods import LEGACY_REVISIONS, REVISIONS
+from ..types.server import (
+    ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListToolsResult,
+)
+from ..wire.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND
+from .context import MRTR_METHODS, Context, InputNeeded, McpError, ResourceNotFoundError
+from .registry import Registry, ResourceEntry, opt
+from .request_state import ReplayGuard, ReplayStore, StateRejected, StateSealer, request_binding
+from .results import (
+    complete_result,
+    error_result,
+    page,
+    prompt_result,
+    read_result,
+    tool_result,
+)
+from .signatures import FunctionInfo
+
+__all__ = ["Server"]
+
+_T = TypeVar("_T")
+
+
+class _Default:
+    """The type of `_DEFAULT`: "no argument given", where None means "none"."""
+
+
+_DEFAULT: Final = _Default()
+
+
+class _State(msgspec.Struct, frozen=True):
+    """The sealed requestState payload: the answers so far (key -> method and
+    answer), and the questions just asked (key -> method)."""
+
+    answers: dict[str, tuple[str, dict[str, Any]]] = {}
+    pending: dict[str, str] = {}
+
+
+async def _invoke(info: FunctionInfo, values: dict[str, Any], ctx: Context) -> Any:
+    result = info.call(values, ctx)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+def _binding(method: str, name: str, arguments: Any) -> str:
+    return request_binding(method, name, msgspec.json.encode(arguments, order="sorted"))
+
+
+def _text(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+class Server(Registry):
+    """An MCP server application: what it offers, and how it answers.
+
+    Args:
+        name: the server's name (``serverInfo.name``).
+        version: its version.
+        instructions: guidance for the model, sent in the handshake/discovery.
+        title: a display name.
+        page_size: items per page of every list; None (default) lists everything
+            in one page.
+        state_key: the key that seals 2026-07-28 ``requestState`` (32+ bytes). By
+            default a random per-process key: states then do not survive a
+            restart or travel between replicas, so give every replica the same
+            key when running several.
+        state_ttl: seconds a ``requestState`` stays valid (default 300).
+        subscribe: offer ``resources.subscribe`` (the application then reports
+            changes with `resource_updated`).
+        replay_guard: where used ``requestState`` tokens are remembered so each is
+            accepted once (2026-07-28 basic/patterns/mrtr.mdx, "Server
+            Requirements"). By default an in-process `ReplayGuard`; several
+            replicas need a shared `ReplayStore`; None turns single use off (the
+            expiry, request binding and principal still bound reuse).
+
+    Handlers may be plain functions or ``async def``. Plain functions run inside
+    the dispatch coroutine and block the event loop while they run; keep them short
+    or make them async.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        version: str,
+        *,
+        instructions: str | None = None,
+        title: str | None = None,
+        page_size: int | None = None,
+        state_key: bytes | None = None,
+        state_ttl: float = 300.0,
+        subscribe: bool = False,
+        replay_guard: ReplayStore | _Default | None = _DEFAULT,
+    ) -> None:
+        if page_size is not None and page_size < 1:
+            raise ValueError("page_size must be at least 1")
+        super().__init__(subscribe=subscribe)
+        self.info = Implementation(name=name, version=version, title=opt(title))
+        self.instructions = instructions
+        self.page_size = page_size
+        key = secrets.token_bytes(32) if state_key is None else state_key
+        guard = ReplayGuard() if isinstance(replay_guard, _Default) else replay_guard
+        self._sealer = StateSealer(key, ttl=state_ttl, replay_guard=guard)
+        self._configs: dict[tuple[Any, ...], ServerConfig] = {}
+        self._routes: dict[str, Callable[[RequestReceived, Context], Awaitable[Any]]] = {
+            "tools/list": self._list_tools,
+            "tools/call": self._call_tool,
+            "resources/list": self._list_resources,
+            "resources/templates/list": self._list_templates,
+            "resources/read": self._read_resource,
+            "resources/subscribe": self._subscription,
+            "resources/unsubscribe": self._subscription,
+            "prompts/list": self._list_prompts,
+            "prompts/get": self._get_prompt,
+            "completion/complete": self._complete,
+        }
+
+    def config(self, *, revisions: tuple[str, ...] = REVISIONS, **options: Any) -> ServerConfig:
+        """A ServerConfig for sessions serving this application.
+
+        Args:
+            revisions: protocol revisions to serve (default all).
+            options: other ServerConfig fields (``discover_ttl_ms`` ...).
+
+        Registry changes after this call are recorded for `take_list_changes`.
+        """
+        self._started = True
+        capabilities = self.capabilities()
+        key = (revisions, tuple(sorted(options.items())))
+        cached = self._configs.get(key)
+        # The same config object while nothing changed, so that sessions share
+        # what they derive from it (an idle HTTP session should cost little).
+        if (
+            cached is not None
+            and cached.capabilities == capabilities
+            and cached.server_info == self.info
+            and cached.instructions == self.instructions
+        ):
+            return cached
+        config = ServerConfig(
+            server_info=self.info,
+            capabilities=capabilities,
+            instructions=self.instructions,
+            revisions=revisions,
+            **options,
+        )
+        self._configs[key] = config
+        return config
+
+    # --- dispatch ----------------------------------------------------------------------
+
+    async def dispatch(self, event: RequestReceived, ctx: Context) -> Any:
+        """Answer one request.
+
+        Args:
+            event: the request, from ``ServerSession``.
+            ctx: the Context for it, built by the runtime with its Peer.
+
+        Returns:
+            The result Struct to send with ``send_response``: the method's result,
+            or (2026-07-28, tools/call, prompts/get, resources/read) an
+            InputRequiredResult when a handler asked for input.
+
+        Raises:
+            McpError: send it with ``send_error(id, code, message, data)``. Handler
+                exceptions are converted: tool errors become ``isError`` results,
+                other handlers' errors -32603.
+        """
+        self._started = True
+        route = self._routes.get(event.method)
+        if route is None:
+            raise McpError(METHOD_NOT_FOUND, f"Method not found: {event.method}")
+        return await route(event, ctx)
+
+    async def _advanced(self, event: RequestReceived, ctx: Context, params: Any = None) -> Any:
+        handler = self._handlers[event.method]
+        try:
+            result = handler(event.params if params is None else params, ctx)
+            if inspect.isawaitable(result):
+                result = await result
+        except McpError:
+            raise
+        except ResourceNotFoundError:
+            if event.method == "resources/read":
+                raise self._not_found(event.params.uri, event.revision) from None
+            raise McpError(INTERNAL_ERROR, "Internal error: resource not found") from None
+        except Exception as exc:
+            raise McpError(INTERNAL_ERROR, f"Internal error: {_text(exc)}") from exc
+        return result
+
+    def _page(self, event: RequestReceived, items: list[_T]) -> tuple[list[_T], str | UnsetType]:
+        params = event.params
+        cursor = UNSET if isinstance(params, UnsetType) or params is None else params.cursor
+        return page(items, cursor, self.page_size)
+
+    async def _list_advanced(self, event: RequestReceived, ctx: Context) -> Any:
+        params = event.params
+        if isinstance(params, UnsetType) or params is None:
+            params = PaginatedRequestParams()
+        return await self._advanced(event, ctx, params)
+
+    async def _list_tools(self, event: RequestReceived, ctx: Context) -> Any:
+        if event.method in self._handlers:
+            return await self._list_advanced(event, ctx)
+        tools, cursor = self._page(event, self.tools)
+        return ListToolsResult(tools=tools, next_cursor=cursor)
+
+    async def _list_resources(self, event: RequestReceived, ctx: Context) -> Any:
+        if event.method in self._handlers:
+            return await self._list_advanced(event, ctx)
+        resources, cursor = self._page(event, self.resources)
+        return ListResourcesResult(resources=resources, next_cursor=cursor)
+
+    async def _list_templates(self, event: RequestReceived, ctx: Context) -> Any:
+        if event.method in self._handlers:
+            return await self._list_advanced(event, ctx)
+        templates, cursor = self._page(event, self.resource_templates)
+        return ListResourceTemplatesResult(resource_templates=templates, next_cursor=cursor)
+
+    async def _list_prompts(self, event: RequestReceived, ctx: Context) -> Any:
+        if event.method in self._handlers:
+            return await self._list_advanced(event, ctx)
+        prompts, cursor = self._page(event, self.prompts)
+        return ListPromptsResult(prompts=prompts, next_cursor=cursor)
+
+    async def _call_tool(self, event: RequestReceived, ctx: Context) -> Any:
+        params = event.params
+        arguments = {} if isinstance(params.arguments, UnsetType) else params.arguments
+
+        async def run() -> Any:
+            if "tools/call" in self._handlers:
+                return await self._advanced(event, ctx)
+            entry = self._tools.get(params.name)
+            if entry is None:
+                # 2025-11-25 server/tools.mdx "Error Handling": unknown tools are
+                # protocol errors, and the example uses -32602.
+                raise McpError(INVALID_PARAMS, f"Unknown tool: {params.name}")
+            # Invalid arguments and failures are tool execution errors, reported in
+            # the result so the model can correct itself (2025-11-25 server/tools.mdx).
+            try:
+                values = entry.info.convert(arguments)
+            except msgspec.ValidationError as exc:
+                return error_result(f"Invalid arguments for tool {params.name!r}: {exc}")
+            try:
+                value = await _invoke(entry.info, values, ctx)
+                return tool_result(value, structured=entry.structured, wrap=entry.wrap)
+            except McpError:
+                raise
+            except Exception as exc:
+                return error_result(_text(exc))
+
+        return await self._replay(event, ctx, params.name, arguments, run)
+
+    def _not_found(self, uri: str, revision: str) -> McpError:
+        # 2026-07-28 server/resources.mdx "Error Handling": -32602; earlier -32002.
+        code = RESOURCE_NOT_FOUND if revision in LEGACY_REVISIONS else INVALID_PARAMS
+        return McpError(code, "Resource not found", data={"uri": uri})
+
+    async def _read_resource(self, event: RequestReceived, ctx: Context) -> Any:
+        uri = event.params.uri
+
+        async def run() -> Any:
+            if "resources/read" in self._handlers:
+                return await self._advanced(event, ctx)
+            entry, values = self._match(uri)
+            if entry is None:
+                raise self._not_found(uri, event.revision)
+            try:
+                value = await _invoke(entry.info, values, ctx)
+                return read_result(value, uri, entry.mime_type)
+            except McpError:
+                raise
+            except ResourceNotFoundError:
+                raise self._not_found(uri, event.revision) from None
+            except Exception as exc:
+                raise McpError(INTERNAL_ERROR, f"Error reading resource: {_text(exc)}") from exc
+
+        return await self._replay(event, ctx, uri, None, run)
+
+    def _match(self, uri: str) -> tuple[ResourceEntry | None, dict[str, Any]]:
+        entry = self._resources.get(uri)
+        if entry is not None:
+            return entry, {}
+        for template in self._templates.values():
+            assert template.matcher is not None
+            found = template.matcher.match(uri)
+            if found is None:
+                continue
+            try:
+                return template, template.info.convert(found, strict=False)
+            except msgspec.ValidationError:
+                continue
+        return None, {}
+
+    async def _subscription(self, event: RequestReceived, ctx: Context) -> Any:
+        # The session records legacy subscriptions itself; there is nothing to add.
+        return Result()
+
+    async def _get_prompt(self, event: RequestReceived, ctx: Context) -> Any:
+        params = event.params
+        arguments: Mapping[str, str] = (
+            {} if isinstance(params.arguments, UnsetType) else params.arguments
+        )
+
+        async def run() -> Any:
+            if "prompts/get" in self._handlers:
+                return await self._advanced(event, ctx)
+            entry = self._prompts.get(params.name)
+            if entry is None:
+                raise McpError(INVALID_PARAMS, f"Unknown prompt: {params.name}")
+            try:
+                values = entry.info.convert(arguments, strict=False)
+            except msgspec.ValidationError as exc:
+                raise McpError(
+                    INVALID_PARAMS, f"Invalid arguments for prompt {params.name!r}: {exc}"
+                ) from None
+            try:
+                value = await _invoke(entry.info, values, ctx)
+                description = entry.prompt.description
+                return prompt_result(value, None if description is UNSET else description)
+            except McpError:
+                raise
+            except Exception as exc:
+                raise McpError(INTERNAL_ERROR, f"Error in prompt: {_text(exc)}") from exc
+
+        return await self._replay(event, ctx, params.name, arguments, run)
+
+    async def _complete(self, event: RequestReceived, ctx: Context) -> Any:
+        info = self._completion
+        if info is None:
+            raise McpError(METHOD_NOT_FOUND, "This server offers no completions")
+        params = event.params
+        context = params.context
+        resolved = {} if context is UNSET or context.arguments is UNSET else context.arguments
+        names = [p.name for p in info.parameters[:3]]
+        values = dict(zip(names, (params.ref, params.argument, resolved), strict=True))
+        try:
+            return complete_result(await _invoke(info, values, ctx))
+        except McpError:
+            raise
+        except Exception as exc:
+            raise McpError(INTERNAL_ERROR, f"Error in completion: {_text(exc)}") from exc
+
+    # --- 2026-07-28 multi round-trip requests ------------------------------------------
+
+    async def _replay(
+        self,
+        event: RequestReceived,
+        ctx: Context,
+        name: str,
+        arguments: Any,
+        run: Callable[[], Awaitable[Any]],
+    ) -> Any:
+        if not ctx.modern or event.method not in MRTR_METHODS:
+            return await run()
+        params = event.params
+        # The binding (a digest of the arguments) is only needed to open or seal a
+        # requestState, so a call that carries none and asks nothing skips it.
+        binding: str | None = None
+        if not isinstance(params.request_state, UnsetType):
+            binding = _binding(event.method, name, arguments)
+        state = self._open(params.request_state, binding, ctx)
+        answers = dict(state.answers)
+        responses = params.input_responses
+        if isinstance(params.request_state, UnsetType) and not isinstance(responses, UnsetType):
+            # Answers without a requestState, as a client of a server that keeps
+            # none sends them: each may answer a question of the first round, and
+            # the ask validates it ("" = method not known yet). Keys no ask uses
+            # are ignored (mrtr.mdx "Error Handling": ignore what is not needed).
+            answers = {key: ("", response) for key, response in responses.items()}
+        elif not isinstance(responses, UnsetType):
+            # Only answers to the questions asked last count; other keys are
+            # ignored, and a question left unanswered is asked again (same
+            # section: re-request missing information rather than fail).
+            for key, method in state.pending.items():
+                response = responses.get(key)
+                if response is not None:
+                    answers[key] = (method, response)
+        ctx._begin_replay(answers)
+        try:
+            return await run()
+        except InputNeeded as asked:
+            if binding is None:
+                binding = _binding(event.method, name, arguments)
+            pending = {k: str(type(r).__struct_config__.tag) for k, r in asked.requests.items()}
+            payload = msgspec.json.encode(_State(answers=answers, pending=pending))
+            return InputRequiredResult(
+                result_type="input_required",
+                input_requests=asked.requests,
+                request_state=self._sealer.seal(
+                    payload, now=ctx.now, request_binding=binding, principal=ctx.principal
+                ),
+            )
+        finally:
+            ctx._end_replay()
+
+    def _open(self, token: str | UnsetType, binding: str | None, ctx: Context) -> _State:
+        if isinstance(token, UnsetType) or binding is None:
+            return _State()
+        try:
+            payload = self._sealer.open(
+                token, now=ctx.now, request_binding=binding, principal=ctx.principal
+            )
+        except StateRejected as exc:
+            raise McpError(
+                INVALID_PARAMS, "invalid requestState", data={"reason": exc.reason}
+            ) from None
+        # Sealed by us, so it decodes; a key shared with another program could
+        # still yield foreign payloads, which fail here as invalid params.
+        try:
+            return msgspec.json.decode(payload, type=_State)
+        except msgspec.DecodeError:
+            raise McpError(
+                INVALID_PARAMS, "invalid requestState", data={"reason": "malformed"}
+            ) from None

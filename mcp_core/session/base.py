@@ -1,0 +1,406 @@
+# The machinery both session roles share.
+#
+# Theory of operation. A session sits between the codec and the application. The
+# transport hands it one complete message at a time (bytes, or a message object in
+# the in-memory mode) together with the current time, and gets back the events that
+# message caused. Everything the session sends, including the answers it gives on its
+# own (error replies, pongs, the handshake), goes into one outgoing buffer drained
+# with messages_to_send(); no message leaves any other way.
+#
+# Receiving a message is a complete step: a message is never split across calls
+# (framing is the transport's job: lines for stdio, bodies and SSE for HTTP), so
+# receive_*() returns the events at once instead of h11's receive_data/next_event
+# pair, which exists there because HTTP bytes arrive in arbitrary pieces.
+#
+# What both roles share: the request tables (ids, pending, in flight, cancellation,
+# progress, timeouts) in Exchange (session/requests.py), and here the lifecycle and the
+# receive entry points.
+#
+# The lifecycle (what may arrive or be sent in which state) is the table of
+# session/lifecycle.py; this class runs it: _step() for what arrives, _local() for what
+# our caller asks, each consulted only when the state is not READY (and, for a
+# stateless server, NEW), whose ordinary rows the sessions call directly.
+#
+# Errors (STYLE.md section 4): a bad *message* from the peer gets an error reply
+# (when it was a request) and a ProtocolViolation event, and the session carries
+# on. Misuse by our caller raises LocalProtocolError and changes nothing. A broken
+# *channel* (send_failed, receive_failed, or a peer we cannot speak with) puts the
+# session in ERROR for good: receiving raises RemoteProtocolError, sending raises
+# LocalProtocolError, nothing is queued.
+#
+# Requests in flight are capped (Limits.max_requests_in_flight): one more is
+# refused with -32603 before it reaches the application.
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Final
+
+from msgspec import UNSET
+
+from ..types.methods import method_spec, params_decoder
+from ..wire.errors import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    LocalProtocolError,
+    RemoteProtocolError,
+)
+from ..wire.jsonrpc import (
+    DEFAULT_LIMITS,
+    ErrorResponse,
+    Limits,
+    Message,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    decode_batch,
+    decode_message,
+    decode_params,
+    error_reply,
+    is_batch,
+)
+from .events import Event, ProtocolViolation
+from .lifecycle import (
+    CLOSE,
+    OTHER_NOTIFICATION,
+    OTHER_RESPONSE,
+    RECEIVE_FAILED,
+    SEND_FAILED,
+    SEND_NOTIFICATION,
+    Compiled,
+    SessionState,
+    compile_rules,
+)
+from .requests import Exchange, _any_decoder
+
+__all__ = [
+    "SessionState",
+    "BaseSession",
+    "PROTOCOL_VERSION_KEY",
+    "CLIENT_CAPABILITIES_KEY",
+    "CLIENT_INFO_KEY",
+    "LOG_LEVEL_KEY",
+    "SERVER_INFO_KEY",
+    "SUBSCRIPTION_ID_KEY",
+]
+
+# Reserved _meta keys of 2026-07-28 (basic/index.mdx "_meta").
+PROTOCOL_VERSION_KEY: Final = "io.modelcontextprotocol/protocolVersion"
+"""Per-request protocol version (required on every 2026-07-28 request)."""
+CLIENT_CAPABILITIES_KEY: Final = "io.modelcontextprotocol/clientCapabilities"
+"""Per-request client capabilities (required on every 2026-07-28 request)."""
+CLIENT_INFO_KEY: Final = "io.modelcontextprotocol/clientInfo"
+"""Per-request client name and version (recommended)."""
+LOG_LEVEL_KEY: Final = "io.modelcontextprotocol/logLevel"
+"""Per-request minimum log level."""
+SERVER_INFO_KEY: Final = "io.modelcontextprotocol/serverInfo"
+"""Server name and version in every result's _meta (recommended)."""
+SUBSCRIPTION_ID_KEY: Final = "io.modelcontextprotocol/subscriptionId"
+"""Tags every message of a subscriptions/listen stream with the listen request's id."""
+
+
+# The states as plain module constants: every message is checked against them, and a
+# global read costs less than an attribute lookup on the Enum class.
+_READY: Final = SessionState.READY
+_CLOSED: Final = SessionState.CLOSED
+_ERROR: Final = SessionState.ERROR
+
+
+class BaseSession(Exchange):
+    """What ClientSession and ServerSession share. Not used on its own.
+
+    Attributes:
+        state: the lifecycle state (a SessionState).
+        revision: the protocol revision in use; None until negotiated or detected.
+        error_reason: why the session is in ERROR; None while it is not.
+    """
+
+    #: Which side we are: "client" or "server".
+    our_role: str = ""
+    # The lifecycle table's rows for our role, resolved to our methods (see
+    # _lifecycle.compile_rules): {state: {kind: (function, next state or None)}}.
+    _received_rules: ClassVar[Compiled] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.our_role:
+            cls._received_rules, cls._local_rules = compile_rules(cls, cls.our_role)
+
+    def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
+        super().__init__(limits)
+        self.limits = limits
+        self.state = SessionState.NEW
+        self.revision: str | None = None
+        self.error_reason: str | None = None
+
+    # --- the lifecycle table ----------------------------------------------------------
+
+    def _step(self, kind: str, message: Any, now: float) -> list[Event]:
+        # A received message of ``kind``: its row's action, then its row's state.
+        rule = self._received_rules[self.state].get(kind)
+        if rule is None:
+            return self._out_of_order(kind, message, now)
+        action, next_state = rule
+        events: list[Event] = action(self, message, now)
+        if next_state is not None:
+            self.state = next_state
+        return events
+
+    def _out_of_order(self, kind: str, message: Any, now: float) -> list[Event]:
+        # What the table lacks is a protocol error: -32600, replied to a request.
+        raise RemoteProtocolError(
+            f"a {kind} is not expected while the session is {self.state.value}",
+            INVALID_REQUEST,
+            request_id=message.id if type(message) is Request else None,
+        )
+
+    def _answer_kind(self, message: Response | ErrorResponse) -> str:
+        # Which answer this is, for the table (the client tells its handshake apart).
+        return OTHER_RESPONSE
+
+    def _receive_dead(self) -> list[Event]:
+        # CLOSED and ERROR treat every received kind alike (one action per state in
+        # the table), so the message need not even be decoded to pick its row.
+        action, _ = self._received_rules[self.state][OTHER_NOTIFICATION]
+        events: list[Event] = action(self, None, 0.0)
+        return events
+
+    # Actions shared by both roles (the table names them without the underscore).
+
+    def _ignore(self, message: Any, now: float) -> list[Event]:
+        return []
+
+    def _drop(self, message: Any, now: float) -> list[Event]:
+        return []  # CLOSED: nothing more is accepted, nothing is answered
+
+    def _raise_broken(self, message: Any, now: float) -> list[Event]:
+        raise RemoteProtocolError(
+            f"the session is broken ({self.error_reason}); nothing more can be received",
+            INTERNAL_ERROR,
+        )
+
+    def _take_answer(self, message: Response | ErrorResponse, now: float) -> list[Event]:
+        if type(message) is Response:
+            return self._on_response(message, now)
+        return self._on_error_response(message, now)  # type: ignore[arg-type]
+
+    def _allow(self, subject: str) -> None:
+        return None
+
+    def _refuse_send_closed(self, subject: str) -> None:
+        raise LocalProtocolError("the session is closed")
+
+    def _refuse_send_broken(self, subject: str) -> None:
+        raise LocalProtocolError(f"the session is broken ({self.error_reason})")
+
+    def _break_channel(self, reason: str) -> None:
+        # Nothing queued can leave any more, and no request of theirs can be
+        # answered; ours stay pending for close() to hand back.
+        self.error_reason = reason
+        self._out.clear()
+        self._incoming.clear()
+
+    def _ignore_channel(self, reason: str) -> None:
+        return None  # already over: the first reason stands
+
+    def _abandon_requests(self, reason: str) -> None:
+        self._pending.clear()
+        self._incoming.clear()
+        self._out.clear()
+
+    def _fail(self, reason: str) -> None:
+        # An action found the channel broken (a peer we cannot speak with).
+        self._break_channel(reason)
+        self.state = SessionState.ERROR
+
+    # --- sending ----------------------------------------------------------------------
+
+    def send_notification(self, method: str, params: Any = UNSET) -> None:
+        """Queue a notification.
+
+        Raises:
+            LocalProtocolError: the session is closed or broken.
+        """
+        if self.state is not _READY:
+            self._local(SEND_NOTIFICATION, method)
+        self._out.append(Notification(method=method, params=params))
+
+    # --- receiving --------------------------------------------------------------------
+
+    def receive_bytes(self, data: bytes, now: float = 0.0) -> list[Event]:
+        """Take one complete message (or, where allowed, a batch) as JSON bytes.
+
+        Args:
+            data: exactly one JSON text.
+            now: the current time, in the same unit as request timeouts.
+
+        Returns:
+            The events the message caused; often one, sometimes none (a pong the
+            core answered itself), more for a batch. None once CLOSED.
+
+        Raises:
+            RemoteProtocolError: the session is in ERROR (sticky): nothing was
+                read, nothing queued, and the state stays ERROR.
+        """
+        state = self.state
+        if state is _CLOSED or state is _ERROR:
+            return self._receive_dead()
+        try:
+            message = decode_message(data, self.limits)
+        except RemoteProtocolError as exc:
+            # A batch always lands here (an array is never a message), so asking
+            # is_batch only now, rather than before every decode, changes nothing:
+            # what follows is what would have happened had we asked first.
+            if not is_batch(data):
+                return self._violation(exc, reply=True)
+            try:
+                return self._receive_batch(data, now)
+            except RemoteProtocolError as batch_exc:
+                return self._violation(batch_exc, reply=True)
+        # The body of receive_message, inlined: one call less for every message off
+        # the wire. (Keep the two alike.)
+        kind = type(message)
+        try:
+            if kind is Response:
+                if state is _READY:  # the table's READY row: take_answer
+                    return self._on_response(message, now)  # type: ignore[arg-type]
+                return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
+            if kind is Request:
+                return self._on_request(message, now)  # type: ignore[arg-type]
+            if kind is Notification:
+                return self._on_notification(message, now)  # type: ignore[arg-type]
+            if state is _READY:
+                return self._on_error_response(message, now)  # type: ignore[arg-type]
+            return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
+        except RemoteProtocolError as exc:
+            return self._violation(exc, reply=kind is Request)
+
+    def _receive_batch(self, data: bytes, now: float) -> list[Event]:
+        # Batches exist only in 2025-03-26 (its basic/index.mdx "Batching"). Each
+        # member is handled as if it came alone; their answers go out one by one.
+        if self.revision != "2025-03-26":
+            raise RemoteProtocolError(
+                f"batches are not allowed in protocol revision {self.revision or '(none)'}",
+                INVALID_REQUEST,
+            )
+        events: list[Event] = []
+        for member in decode_batch(data, self.limits):
+            try:
+                message = decode_message(member, self.limits)
+            except RemoteProtocolError as exc:
+                events.extend(self._violation(exc, reply=True))
+                continue
+            if type(message) is Request and message.method == "initialize":
+                refusal = RemoteProtocolError(
+                    "initialize must not be part of a batch",
+                    INVALID_REQUEST,
+                    request_id=message.id,
+                )
+                events.extend(self._violation(refusal, reply=True))
+                continue
+            events.extend(self.receive_message(message, now))
+        return events
+
+    def receive_unreadable(self, reason: str) -> list[Event]:
+        """Answer a message the transport had to drop unread, e.g. a stdio line over
+        its cap (LineTooLong): a -32700 parse error whose id is null, since no id
+        could be read (JSON-RPC 2.0 section 5). The session goes on.
+
+        Returns:
+            One ProtocolViolation (none once CLOSED).
+
+        Raises:
+            RemoteProtocolError: the session is in ERROR (see receive_bytes).
+        """
+        state = self.state
+        if state is _CLOSED or state is _ERROR:
+            return self._receive_dead()
+        return self._violation(RemoteProtocolError(reason, PARSE_ERROR), reply=True)
+
+    def receive_message(self, message: Message, now: float = 0.0) -> list[Event]:
+        """Take one message object (the in-memory mode, or after decode_message).
+
+        Returns:
+            The events the message caused (none once CLOSED).
+
+        Raises:
+            RemoteProtocolError: the session is in ERROR (see receive_bytes).
+        """
+        state = self.state
+        if state is _CLOSED or state is _ERROR:
+            return self._receive_dead()
+        kind = type(message)
+        try:
+            if kind is Response:
+                if state is _READY:  # the table's READY row: take_answer
+                    return self._on_response(message, now)  # type: ignore[arg-type]
+                return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
+            if kind is Request:
+                return self._on_request(message, now)  # type: ignore[arg-type]
+            if kind is Notification:
+                return self._on_notification(message, now)  # type: ignore[arg-type]
+            if state is _READY:
+                return self._on_error_response(message, now)  # type: ignore[arg-type]
+            return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
+        except RemoteProtocolError as exc:
+            return self._violation(exc, reply=kind is Request)
+
+    def _on_request(self, message: Request, now: float) -> list[Event]:
+        raise NotImplementedError
+
+    def _on_notification(self, message: Notification, now: float) -> list[Event]:
+        raise NotImplementedError
+
+    def _violation(self, exc: RemoteProtocolError, *, reply: bool) -> list[Event]:
+        if reply:
+            # Requests are admitted as in flight only after every check has passed,
+            # so a refused request was never in flight; an earlier request with the
+            # same id (a peer reusing ids) stays in flight and is answered normally.
+            self._out.append(error_reply(exc))
+        return [
+            ProtocolViolation(
+                code=exc.code,
+                message=exc.message,
+                id=exc.request_id,
+                data=UNSET if exc.data is None else exc.data,
+            )
+        ]
+
+    # --- the end ----------------------------------------------------------------------
+
+    def close(self) -> list[RequestId]:
+        """Close the session: nothing more is sent or accepted.
+
+        A broken session stays in ERROR (sticky), but gives up its requests too.
+
+        Returns:
+            The ids of our requests that were still pending; the caller fails
+            whoever waits for them.
+        """
+        abandoned = list(self._pending)
+        self._local(CLOSE, "closed by our caller")
+        return abandoned
+
+    def send_failed(self, reason: str = "a write to the peer failed") -> None:
+        """Tell the session that the transport could not write what it sent.
+
+        The channel is broken: the session enters ERROR for good (from CLOSED or
+        ERROR, nothing changes). What is still queued is dropped, the peer's
+        requests can no longer be answered, and ours stay pending until close()
+        hands them back.
+        """
+        self._local(SEND_FAILED, reason)
+
+    def receive_failed(self, reason: str) -> None:
+        """Tell the session that the transport lost the framing of what arrives
+        (a stream it cannot find the next message in). Like send_failed: ERROR.
+        A single unreadable message is not that: see receive_unreadable."""
+        self._local(RECEIVE_FAILED, reason)
+
+    @staticmethod
+    def _decode_typed(message: Request | Notification, method: str, revision: str) -> Any:
+        spec = method_spec(method, revision)
+        if spec is None:
+            return decode_params(message, _any_decoder) if message.params is not UNSET else {}
+        return decode_params(message, params_decoder(spec))

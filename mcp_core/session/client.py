@@ -1,0 +1,339 @@
+# The client side of a connection, for both protocol eras.
+#
+# Theory of operation. ClientOpening (session/opening.py) opens the session: era
+# detection (server/discover, falling back to initialize) and the legacy handshake.
+# What follows the opening is here.
+#
+# In the modern era every request carries the version, our capabilities and our
+# identity in _meta, and results carry resultType: absent means complete (older
+# servers), "input_required" is a multi round-trip step (InputRequired event), any
+# other value is invalid (basic/index.mdx "ResultType").
+#
+# Capabilities are enforced both ways: we raise LocalProtocolError rather than send
+# a request for a feature the server did not declare, and answer -32601 to a server
+# request for a feature we did not declare.
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgspec
+from msgspec import UNSET, Raw
+
+from ..types.base import (
+    Result,
+    ServerCapabilities,
+)
+from ..types.client import InputRequiredResult
+from ..types.methods import method_spec, result_decoder
+from ..wire.errors import (
+    METHOD_NOT_FOUND,
+    LocalProtocolError,
+    RemoteProtocolError,
+)
+from ..wire.jsonrpc import (
+    DEFAULT_LIMITS,
+    Limits,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    decode_result,
+)
+from .base import (
+    _READY,
+)
+from .config import NEEDS_CLIENT_CAPABILITY, NEEDS_SERVER_CAPABILITY, has_capability
+from .events import (
+    Event,
+    InputRequired,
+    NotificationReceived,
+    RequestReceived,
+    ResponseReceived,
+)
+from .lifecycle import (
+    INITIALIZE_REQUEST,
+    INITIALIZED_NOTIFICATION,
+    OTHER_NOTIFICATION,
+    OTHER_REQUEST,
+    PING_REQUEST,
+    SEND_NOTIFICATION,
+    SEND_PING,
+    SEND_REQUEST,
+)
+from .opening import ClientConfig, ClientOpening
+from .requests import _Pending, progress_token_of, with_meta
+
+__all__ = ["ClientConfig", "ClientSession"]
+
+
+_input_required_decoder: Final = msgspec.json.Decoder(InputRequiredResult)
+_UNREAD: Final = object()
+
+
+class _ResultTypeProbe(msgspec.Struct, rename="camel"):
+    result_type: Any = UNSET
+
+
+_probe_decoder: Final = msgspec.json.Decoder(_ResultTypeProbe)
+
+
+class ClientSession(ClientOpening):
+    """The client half of an MCP connection, sans I/O.
+
+    Call start() (or initialize()/discover()), write out messages_to_send(), feed
+    the server's messages to receive_bytes()/receive_message(), and wait for
+    HandshakeCompleted before sending requests.
+    """
+
+    our_role = "client"
+
+    def __init__(self, config: ClientConfig, limits: Limits = DEFAULT_LIMITS) -> None:
+        super().__init__(config, limits)
+        # method -> result decoder, for the requests that passed every check of
+        # send_request under the revision and server capabilities below; see _route.
+        self._routes: dict[str, msgspec.json.Decoder[Any]] = {}
+        self._routed_revision: str | None = None
+        self._routed_capabilities: ServerCapabilities | None = None
+
+    # --- sending ----------------------------------------------------------------------
+
+    def send_request(
+        self,
+        method: str,
+        params: Any = UNSET,
+        *,
+        now: float = 0.0,
+        timeout: float | None = None,
+        progress: bool = False,
+    ) -> RequestId:
+        """Send a request to the server.
+
+        Args:
+            method: the MCP method.
+            params: its params (an MCP Struct, a dict, or UNSET).
+            now: the current time.
+            timeout: seconds until the request expires (handle_timeouts).
+            progress: ask for progress notifications (a progress token is added).
+
+        Returns:
+            The new request's id.
+
+        Raises:
+            LocalProtocolError: the session is not ready, the method does not
+                exist in the revision in use, or the server did not declare the
+                capability it needs. Nothing was sent.
+        """
+        if (
+            self._routed_revision is not self.revision
+            or self._routed_capabilities is not self.server_capabilities
+        ):
+            self._routes = {}
+            self._routed_revision = self.revision
+            self._routed_capabilities = self.server_capabilities
+        # A method in _routes passed every check below while the session was ready
+        # (and so open) under this very revision and these server capabilities.
+        decoder = self._routes.get(method) if self.state is _READY else None
+        if decoder is None:
+            decoder = self._route(method)
+        if self.era == "modern":
+            params = with_meta(params, self._meta)
+        if progress:
+            return self._queue_request(method, params, decoder, now, timeout, progress)
+        # _queue_request without a progress token, inlined: nearly every request.
+        pending = self._pending
+        request_id = self._next_id + 1
+        while request_id in pending:  # ids are ours alone, but be sure
+            request_id += 1
+        self._next_id = request_id
+        deadline = None if timeout is None else now + timeout
+        pending[request_id] = _Pending(method, decoder, deadline, None)
+        self._out.append(Request(id=request_id, method=method, params=params))
+        return request_id
+
+    def _route(self, method: str) -> msgspec.json.Decoder[Any]:
+        # Every check of send_request, in order; the result decoder if all pass.
+        if self.state is not _READY:
+            self._local(SEND_PING if method == "ping" else SEND_REQUEST, method)
+        # Before READY only a ping gets here (initialize is out): in our newest
+        # legacy revision, the one we offered.
+        revision = self.revision or self._legacy[-1]
+        spec = method_spec(method, revision)
+        if spec is None or spec.sender == "server" or spec.kind != "request":
+            raise LocalProtocolError(f"no client request {method!r} in revision {revision}")
+        needs = NEEDS_SERVER_CAPABILITY.get(method)
+        if needs is not None and not has_capability(self.server_capabilities, *needs):
+            flag = f".{needs[1]}" if needs[1] else ""
+            raise LocalProtocolError(f"the server did not declare {needs[0]}{flag}")
+        decoder = result_decoder(spec) if spec.result_type is not None else _any
+        # Remembered unless the capability needs a flag, which may sit in a plain
+        # dict member that can change (ServerSession._gate_anew says more).
+        if needs is None or (
+            needs[1] is None and type(self.server_capabilities) is ServerCapabilities
+        ):
+            self._routes[method] = decoder
+        return decoder
+
+    def send_notification(self, method: str, params: Any = UNSET) -> None:
+        """Send a notification (roots/list_changed needs our roots.listChanged).
+
+        Raises:
+            LocalProtocolError: the session is closed or broken, or the capability
+                is missing.
+        """
+        if self.state is not _READY:
+            self._local(SEND_NOTIFICATION, method)
+        if method == "notifications/roots/list_changed" and not has_capability(
+            self.config.capabilities, "roots", "listChanged"
+        ):
+            raise LocalProtocolError("roots/list_changed needs the roots.listChanged capability")
+        self._out.append(Notification(method=method, params=params))
+
+    def set_log_level(self, level: str) -> RequestId | None:
+        """Choose the least severe log level wanted from the server.
+
+        Legacy: sends logging/setLevel (returns its id). Modern: the level rides in
+        every later request's _meta (returns None).
+        """
+        self.log_level = level
+        if self.era == "modern":
+            assert self.revision is not None
+            self._meta = self._meta_for(self.revision)
+            return None
+        return self.send_request("logging/setLevel", {"level": level})
+
+    # --- receiving responses ----------------------------------------------------------
+
+    def _on_response(self, message: Response, now: float) -> list[Event]:
+        pending = self._pending.pop(message.id, None)
+        if pending is None:
+            return self._unexpected_answer(message.id)
+        method = pending.method
+        # decode_result, its fast path inlined; it says what is wrong, if anything.
+        raw = message.result
+        try:
+            result = pending.decoder.decode(raw) if type(raw) is Raw else _UNREAD
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            result = _UNREAD
+        if result is _UNREAD:
+            try:
+                result = decode_result(message, pending.decoder)
+            except RemoteProtocolError as exc:
+                if self.era == "modern" and _result_type(message) == "input_required":
+                    return self._input_required(message, method)
+                return self._bad_result(message.id, method, exc.message)
+        result_type = getattr(result, "result_type", UNSET)
+        if result_type is UNSET or result_type == "complete":
+            return [ResponseReceived(id=message.id, method=method, result=result)]
+        if result_type == "input_required" and self.era == "modern":
+            return self._input_required(message, method)
+        return self._bad_result(message.id, method, f"unknown resultType {result_type!r}")
+
+    def _input_required(self, message: Response, method: str) -> list[Event]:
+        try:
+            required = decode_result(message, _input_required_decoder)
+        except RemoteProtocolError as exc:
+            return self._bad_result(message.id, method, exc.message)
+        return [InputRequired(id=message.id, method=method, result=required)]
+
+    # --- receiving requests and notifications -----------------------------------------
+
+    def _on_request(self, message: Request, now: float) -> list[Event]:
+        if self.state is _READY:  # the table's READY rows, one action for all kinds
+            return self._serve_server_request(message, now)
+        method = message.method
+        if method == "initialize":
+            return self._step(INITIALIZE_REQUEST, message, now)
+        return self._step(PING_REQUEST if method == "ping" else OTHER_REQUEST, message, now)
+
+    def _refuse_server_request(self, message: Request, now: float) -> list[Event]:
+        # No session to serve it in yet (the table's NEW and INITIALIZING rows).
+        raise RemoteProtocolError(
+            f"no server requests outside a legacy session ({message.method!r})",
+            METHOD_NOT_FOUND,
+            request_id=message.id,
+        )
+
+    def _answer_ping(self, message: Request, now: float) -> list[Event]:
+        # 2025-11-25 basic/utilities/ping.mdx: the receiver MUST answer promptly,
+        # with an empty result, even while our initialize awaits its answer.
+        self._admit_request(message, None, modern=False)
+        self.send_response(message.id, Result())
+        return []
+
+    def _refuse_send_not_ready(self, method: str) -> None:
+        raise LocalProtocolError(
+            f"the session is not ready for {method!r}: wait for HandshakeCompleted"
+        )
+
+    def _serve_server_request(self, message: Request, now: float) -> list[Event]:
+        method = message.method
+        revision = self.revision
+        if revision is None or self.era != "legacy":
+            raise RemoteProtocolError(
+                f"no server requests outside a legacy session ({method!r})",
+                METHOD_NOT_FOUND,
+                request_id=message.id,
+            )
+        spec = method_spec(method, revision)
+        if spec is None or spec.sender == "client" or spec.kind != "request":
+            raise RemoteProtocolError(
+                f"method {method!r} does not exist in protocol revision {revision}",
+                METHOD_NOT_FOUND,
+                request_id=message.id,
+            )
+        needs = NEEDS_CLIENT_CAPABILITY.get(method)
+        if needs is not None and not has_capability(self.config.capabilities, needs, None):
+            raise RemoteProtocolError(
+                f"this client did not declare the {needs!r} capability",
+                METHOD_NOT_FOUND,
+                request_id=message.id,
+            )
+        params = self._decode_typed(message, method, revision)
+        token = progress_token_of(params)
+        self._admit_request(message, token, modern=False)
+        if method == "ping":
+            self.send_response(message.id, Result())
+            return []
+        return [
+            RequestReceived(
+                id=message.id, method=method, params=params, revision=revision, progress_token=token
+            )
+        ]
+
+    def _on_notification(self, message: Notification, now: float) -> list[Event]:
+        if message.method == "notifications/initialized":
+            return self._step(INITIALIZED_NOTIFICATION, message, now)
+        if self.state is _READY:  # the table's READY row, called directly
+            return self._take_notification(message, now)
+        return self._step(OTHER_NOTIFICATION, message, now)
+
+    def _take_notification(self, message: Notification, now: float) -> list[Event]:
+        method = message.method
+        if method == "notifications/progress":
+            return self._on_progress(message)
+        if method == "notifications/cancelled":
+            return self._on_cancelled(message)
+        revision = self.revision
+        if revision is None:
+            return []
+        spec = method_spec(method, revision)
+        if spec is None or spec.sender == "client" or spec.kind != "notification":
+            return []  # unknown notifications are ignored
+        params = self._decode_typed(message, method, revision)
+        return [NotificationReceived(method=method, params=params)]
+
+
+_any: Final = msgspec.json.Decoder()
+
+
+def _result_type(message: Response) -> Any:
+    result = message.result
+    if isinstance(result, dict):
+        return result.get("resultType", UNSET)
+    if not isinstance(result, msgspec.Raw):
+        return getattr(result, "result_type", UNSET)
+    try:
+        return _probe_decoder.decode(result).result_type
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return UNSET

@@ -1,0 +1,163 @@
+# What a server says about itself, and the capability rules that follow from it.
+#
+# ServerConfig is the server's side of every session; ClientInfo the client's, from
+# the handshake (legacy) or each request's _meta (2026-07-28). The tables below say
+# which capability each method and notification needs (2025-11-25 server/*.mdx and
+# client/*.mdx "Capabilities" sections): both sessions refuse to send what the peer
+# did not declare, and refuse to take what they did not declare themselves.
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgspec
+from msgspec import UNSET
+
+from ..types.base import ClientCapabilities, Implementation, ServerCapabilities
+from ..types.methods import REVISIONS
+
+__all__ = [
+    "FILTER_FIELD",
+    "LOG_LEVELS",
+    "NEEDS_CLIENT_CAPABILITY",
+    "NEEDS_SERVER_CAPABILITY",
+    "NOTIFICATION_NEEDS",
+    "ClientInfo",
+    "ServerConfig",
+    "grant",
+    "has_capability",
+    "uri_of",
+]
+
+LOG_LEVELS: Final[tuple[str, ...]] = (
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+)
+"""Syslog severities, least severe first (server/utilities/logging.mdx)."""
+
+
+class ServerConfig(msgspec.Struct, frozen=True, kw_only=True):
+    """What a server says about itself. One config may serve many sessions.
+
+    Attributes:
+        server_info: name and version, sent in the handshake and in results.
+        capabilities: what the server offers; requests for anything else get -32601.
+        instructions: optional guidance for the model using this server.
+        revisions: protocol revisions served, oldest first. The default is all of
+            them: both eras on one endpoint.
+        discover_ttl_ms: how long a server/discover answer may be cached
+            (2026-07-28 server/utilities/caching.mdx). One minute: capabilities
+            change when the application registers features at run time.
+        discover_cache_scope: "private" because a discover answer may depend on who
+            asks (authorization), and "public" would let shared caches reuse it.
+        result_ttl_ms: the ``ttlMs`` of a 2026-07-28 cacheable result (lists and
+            ``resources/read``) whose handler set none; the schema requires the
+            field and caching.mdx says servers MUST send it. 0, "immediately
+            stale", is what a client assumes when it is absent.
+        result_cache_scope: their ``cacheScope`` likewise; "private" for the same
+            reason as discover's: the server cannot tell whether a handler's answer
+            depends on who asks.
+        server_info_in_results: add serverInfo to every modern result's _meta
+            (2026-07-28 basic/index.mdx: SHOULD, unless configured not to).
+    """
+
+    server_info: Implementation
+    capabilities: ServerCapabilities = ServerCapabilities()
+    instructions: str | None = None
+    revisions: tuple[str, ...] = REVISIONS
+    discover_ttl_ms: int = 60_000
+    discover_cache_scope: str = "private"
+    result_ttl_ms: int = 0
+    result_cache_scope: str = "private"
+    server_info_in_results: bool = True
+
+
+class ClientInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """Who sent a request: from the handshake (legacy) or the request's _meta (modern).
+
+    Attributes:
+        capabilities: the client's declared capabilities.
+        info: the client's name and version, if given.
+        log_level: the least severe log level the client wants, if it said.
+    """
+
+    capabilities: ClientCapabilities
+    info: Implementation | None = None
+    log_level: str | None = None
+
+
+# Which server capability an incoming request needs: (capability, sub-flag or None).
+# 2025-11-25 server/*.mdx "Capabilities" sections; a missing key needs none.
+NEEDS_SERVER_CAPABILITY: Final[dict[str, tuple[str, str | None]]] = {
+    "tools/list": ("tools", None),
+    "tools/call": ("tools", None),
+    "resources/list": ("resources", None),
+    "resources/templates/list": ("resources", None),
+    "resources/read": ("resources", None),
+    "resources/subscribe": ("resources", "subscribe"),
+    "resources/unsubscribe": ("resources", "subscribe"),
+    "prompts/list": ("prompts", None),
+    "prompts/get": ("prompts", None),
+    "logging/setLevel": ("logging", None),
+    "completion/complete": ("completions", None),
+}
+
+# Which client capability a request we send needs (2025-11-25 client/*.mdx).
+NEEDS_CLIENT_CAPABILITY: Final[dict[str, str]] = {
+    "sampling/createMessage": "sampling",
+    "elicitation/create": "elicitation",
+    "roots/list": "roots",
+}
+
+# Which of our capabilities a notification we send needs.
+NOTIFICATION_NEEDS: Final[dict[str, tuple[str, str | None]]] = {
+    "notifications/message": ("logging", None),
+    "notifications/tools/list_changed": ("tools", "listChanged"),
+    "notifications/prompts/list_changed": ("prompts", "listChanged"),
+    "notifications/resources/list_changed": ("resources", "listChanged"),
+    "notifications/resources/updated": ("resources", "subscribe"),
+}
+
+# The subscriptions/listen filter field that admits each notification (2026-07-28
+# basic/patterns/subscriptions.mdx "Notification Filter").
+FILTER_FIELD: Final[dict[str, str]] = {
+    "notifications/tools/list_changed": "tools_list_changed",
+    "notifications/prompts/list_changed": "prompts_list_changed",
+    "notifications/resources/list_changed": "resources_list_changed",
+}
+
+
+def has_capability(capabilities: Any, name: str, flag: str | None) -> bool:
+    """Whether ``capabilities`` declare ``name`` (and its ``flag``, if given)."""
+    # Capabilities are Structs (snake_case attributes) whose members may be Structs
+    # or plain objects; flags are given by their wire name ("listChanged").
+    value = getattr(capabilities, name, UNSET)
+    if value is UNSET or value is None:
+        return False
+    if flag is None:
+        return True
+    if isinstance(value, dict):
+        return value.get(flag) is True
+    return getattr(value, _SNAKE.get(flag, flag), UNSET) is True
+
+
+_SNAKE: Final = {"listChanged": "list_changed"}
+
+
+def grant(wanted: Any, capabilities: ServerCapabilities, name: str) -> Any:
+    """True if a subscription asked for ``name``'s list changes and we offer them."""
+    if wanted is True and has_capability(capabilities, name, "listChanged"):
+        return True
+    return UNSET
+
+
+def uri_of(params: Any) -> str | None:
+    """The ``uri`` of notification params (a dict or a Struct), if it has one."""
+    uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
+    return uri if isinstance(uri, str) else None

@@ -1,0 +1,230 @@
+# The 2026-07-28 per-request envelope, server side.
+#
+# A 2026-07-28 request carries what a handshake used to settle in its
+# params._meta: the protocol version, the client's capabilities and identity, and
+# the log level it wants (basic/index.mdx "_meta"); a result carries resultType and
+# the server's identity, and cacheable results their ttlMs and cacheScope. Here is
+# how those are read and written; ServerSession decides when.
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import msgspec
+from msgspec import UNSET
+
+from ..types.base import (
+    ClientCapabilities,
+    DiscoverResult,
+    Implementation,
+    LoggingLevel,
+    ServerCapabilities,
+)
+from ..types.server import CacheableResult, SubscriptionFilter
+from ..wire.errors import INVALID_PARAMS, RemoteProtocolError
+from ..wire.jsonrpc import Request, RequestId
+from .base import CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY
+from .config import ClientInfo, ServerConfig, grant, has_capability
+
+__all__ = [
+    "cached_client_of",
+    "client_from_meta",
+    "discover_result",
+    "finish_result",
+    "grant_filter",
+    "request_meta",
+]
+
+_msgpack: Final = msgspec.msgpack.Encoder()
+
+_CACHEABLE: Final = frozenset(
+    {"tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"}
+)
+"""Methods whose 2026-07-28 result is a CacheableResult (schema.json)."""
+
+
+def request_meta(message: Request) -> dict[str, Any] | None:
+    """The _meta object of a request's params, read alone (None if absent or not an
+    object)."""
+    params = message.params
+    if params is UNSET:
+        return None
+    if isinstance(params, msgspec.Raw):
+        try:
+            body = msgspec.json.decode(params, type=_MetaCarrier)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            return None  # the typed decode reports the real problem
+        return body.meta if isinstance(body.meta, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else getattr(params, "meta", None)
+    return meta if isinstance(meta, dict) else None
+
+
+class _MetaCarrier(msgspec.Struct):
+    meta: Any = msgspec.field(default=None, name="_meta")
+
+
+def client_from_meta(meta: dict[str, Any], request_id: RequestId) -> ClientInfo:
+    """The requesting client, from a 2026-07-28 request's _meta.
+
+    Raises:
+        RemoteProtocolError: -32602, the envelope is missing or malformed.
+    """
+    # 2026-07-28 basic/index.mdx: a request missing a required field is malformed,
+    # -32602; clientCapabilities is required, clientInfo and logLevel optional.
+    if CLIENT_CAPABILITIES_KEY not in meta:
+        raise RemoteProtocolError(
+            f"missing _meta {CLIENT_CAPABILITIES_KEY!r}", INVALID_PARAMS, request_id=request_id
+        )
+    try:
+        capabilities = msgspec.convert(meta[CLIENT_CAPABILITIES_KEY], ClientCapabilities)
+        info_raw = meta.get(CLIENT_INFO_KEY)
+        info = None if info_raw is None else msgspec.convert(info_raw, Implementation)
+        level = meta.get(LOG_LEVEL_KEY)
+        if level is not None:
+            msgspec.convert(level, LoggingLevel)
+    except msgspec.ValidationError as exc:
+        raise RemoteProtocolError(
+            f"invalid _meta: {exc}", INVALID_PARAMS, request_id=request_id
+        ) from None
+    return ClientInfo(capabilities=capabilities, info=info, log_level=level)
+
+
+def finish_result(session: Any, result: Any, method: str) -> Any:
+    """A 2026-07-28 result as it goes out: resultType always, serverInfo merged into
+    _meta (unless configured off), and for cacheable results ttlMs and cacheScope
+    from the config where the handler set none (2026-07-28 schema.json
+    CacheableResult: both required; server/utilities/caching.mdx).
+
+    ServerSession takes this function as its ``_finish_result`` method (``session``
+    is the ServerSession), which spares every modern answer a call.
+    """
+    config: ServerConfig = session.config
+    extra = session._server_meta if config.server_info_in_results else None
+    kind = _result_kinds.get(type(result))
+    if kind is None:
+        kind = _result_kind(type(result))
+    if kind == _DICT:
+        result = dict(result)
+        if method in _CACHEABLE and result.get("resultType", "complete") == "complete":
+            result.setdefault("ttlMs", config.result_ttl_ms)
+            result.setdefault("cacheScope", config.result_cache_scope)
+        result.setdefault("resultType", "complete")
+        if extra:
+            result["_meta"] = {**extra, **(result.get("_meta") or {})}
+        return result
+    if kind == _CACHEABLE_RESULT:
+        if result.ttl_ms is UNSET:
+            result = msgspec.structs.replace(result, ttl_ms=config.result_ttl_ms)
+        if result.cache_scope is UNSET:
+            scope = config.result_cache_scope
+            result = msgspec.structs.replace(result, cache_scope=scope)
+    complete = getattr(result, "result_type", None) is UNSET
+    if extra:
+        meta = getattr(result, "meta", None)
+        meta = {**extra, **meta} if meta else extra.copy()
+        if complete:
+            return msgspec.structs.replace(result, result_type="complete", meta=meta)
+        return msgspec.structs.replace(result, meta=meta)
+    if complete:
+        return msgspec.structs.replace(result, result_type="complete")
+    return result
+
+
+# What finish_result does with a result of each type: isinstance on a Struct type
+# costs ~60 ns, a dict lookup ~10. Types are few; a program that makes them by the
+# thousand only ever empties this.
+_OTHER: Final = 0
+_CACHEABLE_RESULT: Final = 1
+_DICT: Final = 2
+_result_kinds: Final[dict[type, int]] = {}
+
+
+def _result_kind(kind: type) -> int:
+    if len(_result_kinds) >= 256:
+        _result_kinds.clear()
+    if issubclass(kind, dict):
+        found = _DICT
+    elif issubclass(kind, CacheableResult):
+        found = _CACHEABLE_RESULT
+    else:
+        found = _OTHER
+    _result_kinds[kind] = found
+    return found
+
+
+def cached_client_of(session: Any, meta: dict[str, Any], message: Request) -> ClientInfo:
+    """The client that sent ``message``, whose params' _meta is ``meta``.
+
+    ServerSession takes this function as its ``_client_of`` method: the client of
+    its last 2026-07-28 request is kept on the session (``_client_last``, with the
+    key ``_client_key`` of the input it came from) for the next one. A client sends
+    the same capabilities and identity with every request, and converting them costs
+    more than the rest of the request; only the very same input matches the key, so
+    a hit returns what client_from_meta would build. (Input it refuses is never
+    kept, so neither is an absent or null clientCapabilities.)
+
+    Raises:
+        RemoteProtocolError: -32602, the envelope is missing or malformed.
+    """
+    caps = meta.get(CLIENT_CAPABILITIES_KEY)
+    info = meta.get(CLIENT_INFO_KEY)
+    level = meta.get(LOG_LEVEL_KEY)
+    last: ClientInfo | None = session._client_last
+    key: bytes | None = None
+    if type(message.params) is msgspec.Raw:
+        # Read off the wire, so plain JSON values, which their msgpack encoding
+        # tells apart exactly (unlike ==, for which 1 == 1.0 == True, or JSON,
+        # which writes an infinite float as null). Absent and null read alike.
+        # A value msgpack cannot write (an integer past 64 bits) is not kept.
+        try:
+            key = _msgpack.encode((caps, info, level))
+        except Exception:
+            key = None
+        if key is not None and key == session._client_key:
+            assert last is not None
+            return last
+    elif (
+        # In memory: the very objects of the last ClientInfo, frozen Structs of
+        # the target types, which msgspec.convert hands back as they are.
+        last is not None
+        and caps is last.capabilities
+        and info is last.info
+        and level is last.log_level
+        and type(caps) is ClientCapabilities
+        and (info is None or type(info) is Implementation)
+    ):
+        return last
+    client = client_from_meta(meta, message.id)
+    session._client_key, session._client_last = key, client
+    return client
+
+
+def grant_filter(
+    wanted: SubscriptionFilter, capabilities: ServerCapabilities
+) -> SubscriptionFilter:
+    """The part of a subscriptions/listen filter we honour: list changes of what we
+    offer with listChanged, resource updates if we offer subscribe (2026-07-28
+    basic/patterns/subscriptions.mdx "Notification Filter")."""
+    return SubscriptionFilter(
+        tools_list_changed=grant(wanted.tools_list_changed, capabilities, "tools"),
+        prompts_list_changed=grant(wanted.prompts_list_changed, capabilities, "prompts"),
+        resources_list_changed=grant(wanted.resources_list_changed, capabilities, "resources"),
+        resource_subscriptions=(
+            wanted.resource_subscriptions
+            if wanted.resource_subscriptions is not UNSET
+            and has_capability(capabilities, "resources", "subscribe")
+            else UNSET
+        ),
+    )
+
+
+def discover_result(config: ServerConfig) -> DiscoverResult:
+    """Our answer to server/discover (2026-07-28 server/discover.mdx)."""
+    instructions = config.instructions
+    return DiscoverResult(
+        supported_versions=list(reversed(config.revisions)),
+        capabilities=config.capabilities,
+        ttl_ms=config.discover_ttl_ms,
+        cache_scope=config.discover_cache_scope,  # type: ignore[arg-type]
+        instructions=UNSET if instructions is None else instructions,
+    )

@@ -1,0 +1,342 @@
+"""``mcp-core call`` and ``mcp-core list``: talk to a server from the shell.
+
+SERVER is the http(s) URL of a server's MCP endpoint (streamable HTTP, either era,
+or the deprecated HTTP+SSE transport, found on its own), or a command line, quoted as
+one argument and split the way a POSIX shell would (``"python server.py --flag"``).
+The command runs with our whole environment and working directory, as it would if
+typed at the prompt, and its stderr is ours. ``--header "Name: value"`` adds a header
+to every HTTP request (``Authorization``...).
+
+Output is for people by default and JSON with ``--json``. Exit statuses: 0 done;
+1 the tool failed (``isError``), the server answered with an error, or it could not
+be started or reached; 2 the command line was wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import binascii
+import json
+import os
+import shlex
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final, TypeVar
+
+import anyio
+import msgspec
+from msgspec import UnsetType
+
+from mcp_core import McpError
+from mcp_core.types import (
+    AudioContent,
+    CallToolResult,
+    ContentBlock,
+    ImageContent,
+    Resource,
+    ResourceLink,
+    TextContent,
+)
+
+from ..client import Client
+from ..driver import ConnectionClosed
+from ..http.client import HttpError, HttpStatusError, connect_http
+from ..stdio import connect_stdio
+
+__all__ = [
+    "UsageError",
+    "describe_block",
+    "is_url",
+    "list_lines",
+    "parse_arguments",
+    "parse_headers",
+    "render_call",
+    "run_call",
+    "run_list",
+    "server_argv",
+]
+
+_T = TypeVar("_T")
+
+_URL_SCHEMES: Final = ("http://", "https://")
+
+
+class UsageError(Exception):
+    """The command line is wrong; exit status 2."""
+
+
+def _error(message: str) -> None:
+    print(f"mcp-core: error: {message}", file=sys.stderr)
+
+
+# --- reading the command line -------------------------------------------------------------
+
+
+def is_url(server: str) -> bool:
+    """Whether SERVER names an HTTP(S) endpoint rather than a command."""
+    return server.lower().startswith(_URL_SCHEMES)
+
+
+def server_argv(server: str) -> list[str]:
+    """The argv of the server command ``server``.
+
+    Raises:
+        UsageError: an empty or badly quoted command.
+    """
+    try:
+        argv = shlex.split(server)
+    except ValueError as exc:
+        raise UsageError(f"cannot split the server command {server!r}: {exc}") from None
+    if not argv:
+        raise UsageError("the server command is empty")
+    return argv
+
+
+def parse_headers(lines: Sequence[str]) -> dict[str, str]:
+    """``--header "Name: value"`` options as a mapping.
+
+    Raises:
+        UsageError: a header without a name, or without ``:``.
+    """
+    headers: dict[str, str] = {}
+    for line in lines:
+        name, colon, value = line.partition(":")
+        name = name.strip()
+        if not colon or not name or any(c in name for c in " \t\r\n"):
+            raise UsageError(f"--header takes 'Name: value', not {line!r}")
+        if "\r" in value or "\n" in value:
+            raise UsageError(f"the value of --header {name} must be one line")
+        headers[name] = value.strip()
+    return headers
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_arguments(json_objects: Sequence[str], pairs: Sequence[str]) -> dict[str, Any]:
+    """The tool arguments from ``--json`` objects, then ``--arg key=value`` pairs.
+
+    A value that parses as JSON (``3``, ``true``, ``null``, ``[1, 2]``, ``{"a": 1}``,
+    ``"quoted"``) is that value; anything else is the string as typed.
+
+    Raises:
+        UsageError: a ``--json`` that is not a JSON object, or a pair without ``=``.
+    """
+    arguments: dict[str, Any] = {}
+    for text in json_objects:
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"--json {text!r} is not valid JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise UsageError(f"--json takes a JSON object of arguments, not {text!r}")
+        arguments.update(value)
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key:
+            raise UsageError(f"--arg takes key=value, not {pair!r}")
+        arguments[key] = _value(value)
+    return arguments
+
+
+# --- showing results ----------------------------------------------------------------------
+
+
+def _size(data: str) -> int:
+    try:
+        return len(base64.b64decode(data))
+    except (binascii.Error, ValueError):
+        return len(data) * 3 // 4
+
+
+def _mime(value: str | UnsetType, default: str) -> str:
+    return default if isinstance(value, UnsetType) else value
+
+
+def describe_block(block: ContentBlock) -> str:
+    """One content block as text: text as is, anything else as a one-line summary."""
+    if isinstance(block, TextContent):
+        return block.text
+    if isinstance(block, ImageContent):
+        return f"[image {block.mime_type}, {_size(block.data)} bytes]"
+    if isinstance(block, AudioContent):
+        return f"[audio {block.mime_type}, {_size(block.data)} bytes]"
+    if isinstance(block, ResourceLink):
+        mime = "" if isinstance(block.mime_type, UnsetType) else f", {block.mime_type}"
+        return f"[resource link {block.uri}{mime}]"
+    contents = block.resource
+    if not isinstance(contents.text, UnsetType):
+        kind, size = _mime(contents.mime_type, "text"), len(contents.text.encode())
+    else:
+        assert not isinstance(contents.blob, UnsetType)
+        kind, size = _mime(contents.mime_type, "binary"), _size(contents.blob)
+    return f"[resource {contents.uri}, {kind}, {size} bytes]"
+
+
+def _pretty(value: Any) -> str:
+    return msgspec.json.format(msgspec.json.encode(value), indent=2).decode()
+
+
+def render_call(result: CallToolResult) -> str:
+    """A tool result for people: each block on its own line; the structured content,
+    pretty-printed, when no block is text.
+
+    A text that ends with a newline keeps only that one, so a file's contents print
+    as they are.
+    """
+    lines = [describe_block(block).removesuffix("\n") for block in result.content]
+    has_text = any(isinstance(block, TextContent) for block in result.content)
+    if not has_text and not isinstance(result.structured_content, UnsetType):
+        lines.append(_pretty(result.structured_content))
+    return "\n".join(lines)
+
+
+def _first_line(text: str | UnsetType) -> str:
+    if isinstance(text, UnsetType):
+        return ""
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _columns(rows: list[tuple[str, str]]) -> list[str]:
+    width = max((len(left) for left, _ in rows), default=0)
+    return [f"{left:<{width}}  {right}".rstrip() for left, right in rows]
+
+
+def list_lines(kind: str, listing: dict[str, list[Any]]) -> list[str]:
+    """The lines ``mcp-core list`` prints: ``name  description`` for tools and
+    prompts, ``uri  name: description`` for resources and resource templates.
+
+    Args:
+        kind: "tools", "resources" or "prompts".
+        listing: the items by result field (``{"tools": [...]}``; for resources,
+            ``"resources"`` and ``"resourceTemplates"``).
+    """
+    if kind == "resources":
+        rows = []
+        for item in [*listing["resources"], *listing["resourceTemplates"]]:
+            uri = item.uri if isinstance(item, Resource) else item.uri_template
+            description = _first_line(item.description)
+            rows.append((uri, f"{item.name}: {description}" if description else item.name))
+        return _columns(rows)
+    return _columns([(item.name, _first_line(item.description)) for item in listing[kind]])
+
+
+# --- talking to the server ----------------------------------------------------------------
+
+
+def _client(args: argparse.Namespace) -> Client:
+    """The client SERVER names.
+
+    Raises:
+        UsageError: a bad URL, command or header.
+    """
+    server: str = args.server
+    headers = parse_headers(args.header or [])
+    if is_url(server):
+        try:
+            return connect_http(server, headers=headers, timeout=args.timeout)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    if headers:
+        raise UsageError("--header only applies to an http:// or https:// SERVER")
+    return connect_stdio(server_argv(server), env=os.environ, timeout=args.timeout)
+
+
+def _connect(
+    args: argparse.Namespace, work: Callable[[Client], Awaitable[_T]]
+) -> tuple[int, _T | None]:
+    try:
+        client = _client(args)
+    except UsageError as exc:
+        _error(str(exc))
+        return 2, None
+
+    async def main() -> _T:
+        async with client:
+            return await work(client)
+
+    server: str = args.server
+    try:
+        return 0, anyio.run(main)
+    except McpError as exc:
+        print(f"error {exc.code}: {exc.message}", file=sys.stderr)
+    except TimeoutError as exc:  # before OSError, its base class
+        _error(f"no answer in time ({exc})" if str(exc) else "no answer in time")
+    except (FileNotFoundError, PermissionError) as exc:
+        _error(f"cannot start the server {server!r}: {exc.strerror or exc}")
+    except HttpStatusError as exc:
+        _error(f"the server refused: {exc}")
+    except HttpError as exc:
+        _error(f"cannot talk to {server}: {exc}")
+    except ConnectionClosed as exc:
+        where = "" if is_url(server) else "; see its messages above"
+        _error(f"the server went away ({exc}){where}")
+    except OSError as exc:
+        _error(f"talking to the server failed: {exc}")
+    return 1, None
+
+
+def run_call(args: argparse.Namespace) -> int:
+    """``mcp-core call SERVER TOOL``: call one tool and print what it returns."""
+    try:
+        arguments = parse_arguments(args.json_args or [], args.arg or [])
+    except UsageError as exc:
+        _error(str(exc))
+        return 2
+
+    async def call(client: Client) -> CallToolResult:
+        return await client.call_tool(args.tool, arguments)
+
+    status, result = _connect(args, call)
+    if result is None:
+        return status
+    failed = result.is_error is True
+    if args.json_output:
+        print(_pretty(result))
+    else:
+        text = render_call(result)
+        if text:
+            print(text, file=sys.stderr if failed else sys.stdout)
+    return 1 if failed else 0
+
+
+async def _fetch(client: Client, kind: str) -> dict[str, list[Any]]:
+    capabilities = client.server_capabilities
+    if kind == "tools":
+        offered = not isinstance(capabilities.tools, UnsetType)
+        return {"tools": [tool async for tool in client.iter_tools()] if offered else []}
+    if kind == "prompts":
+        offered = not isinstance(capabilities.prompts, UnsetType)
+        return {"prompts": [prompt async for prompt in client.iter_prompts()] if offered else []}
+    if isinstance(capabilities.resources, UnsetType):
+        return {"resources": [], "resourceTemplates": []}
+    return {
+        "resources": [resource async for resource in client.iter_resources()],
+        "resourceTemplates": [t async for t in client.iter_resource_templates()],
+    }
+
+
+def run_list(args: argparse.Namespace) -> int:
+    """``mcp-core list SERVER [KIND]``: list a server's tools, resources or prompts."""
+
+    async def fetch(client: Client) -> dict[str, list[Any]]:
+        return await _fetch(client, args.kind)
+
+    status, listing = _connect(args, fetch)
+    if listing is None:
+        return status
+    if args.json:
+        print(_pretty(listing))
+        return 0
+    lines = list_lines(args.kind, listing)
+    if lines:
+        print("\n".join(lines))
+    else:
+        print(f"(the server offers no {args.kind})", file=sys.stderr)
+    return 0

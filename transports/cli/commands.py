@@ -1,0 +1,412 @@
+"""The ``mcp-core`` command line.
+
+    mcp-core serve TARGET                  serve a Server (file.py[:obj] or module:obj) on stdio
+                                           (or --transport http [--host] [--port] [--path]
+                                           [--allowed-host NAME ... | --any-host])
+    mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server (URL or command), print it
+    mcp-core list SERVER [KIND]            list its tools, resources or prompts
+    mcp-core config TARGET                 the mcpServers entry desktop clients take
+    mcp-core bench                         run the benchmarks
+
+Every subcommand is one entry in COMMANDS: a name, a help line, a function that
+adds its arguments, and a handler that returns the exit status. Handlers import
+what they need when they run, so ``mcp-core --version`` loads nothing heavy.
+
+Exit statuses: 0 done; 1 something failed (the tool, the server, loading the
+target); 2 the command line asked for something impossible (a usage error, a target
+that names no Server, a transport that is not available yet); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shlex
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcp_core import __version__
+
+if TYPE_CHECKING:
+    from .targets import Target
+
+__all__ = ["COMMANDS", "Command", "build_parser", "main"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: ``configure`` adds its arguments, ``handler`` runs it."""
+
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    handler: Callable[[argparse.Namespace], int]
+
+
+# --- bench ----------------------------------------------------------------------------------------
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _configure_bench(parser: argparse.ArgumentParser) -> None:
+    from benchmarks.layers import LAYERS
+
+    layer_help = "; ".join(f"{layer.name}: {layer.summary}" for layer in LAYERS.values())
+    parser.add_argument(
+        "--quick", action="store_true", help="5 short runs per figure instead of 15 longer ones"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=list(LAYERS),
+        metavar="LAYER",
+        help=f"run only this layer (repeatable). Layers: {layer_help}",
+    )
+    parser.add_argument(
+        "--backend",
+        action="append",
+        choices=("asyncio", "trio"),
+        help="run the async layers on this event loop only (repeatable; default both)",
+    )
+    parser.add_argument(
+        "--json", type=Path, metavar="FILE", help="also write every figure, as JSON, to FILE"
+    )
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        metavar="FILE.png",
+        help="also draw throughput by layer and against concurrency (needs matplotlib)",
+    )
+    # For tests: tiny, fixed workloads whose figures mean nothing.
+    parser.add_argument("--runs", type=_positive_int, help=argparse.SUPPRESS)
+    parser.add_argument("--iterations", type=_positive_int, help=argparse.SUPPRESS)
+
+
+def _run_bench(args: argparse.Namespace) -> int:
+    from benchmarks.runner import run_bench
+
+    return run_bench(
+        only=args.only or (),
+        quick=args.quick,
+        json_path=args.json,
+        plot_path=args.plot,
+        backends=tuple(args.backend or ()),
+        runs=args.runs,
+        iterations=args.iterations,
+        command=args.command_line,
+    )
+
+
+def _error(message: str) -> None:
+    print(f"mcp-core: error: {message}", file=sys.stderr)
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value
+
+
+# --- serve and config -----------------------------------------------------------------------------
+
+_TARGET_HELP = (
+    "the server: a file (app.py), a file and the attribute holding the Server (app.py:server), "
+    "or an importable module and attribute (package.module:server). Without an attribute, "
+    "the one Server at the module's top level"
+)
+
+
+def _load(target: str) -> tuple[int, Target | None]:
+    """Load a TARGET, or say why not: (0, target), or (exit status, None)."""
+    from .targets import TargetError, load_target
+
+    try:
+        # Whatever the module prints while loading must not reach a stdio wire or
+        # the JSON that `config` prints.
+        with contextlib.redirect_stdout(sys.stderr):
+            return 0, load_target(target)
+    except TargetError as exc:
+        _error(str(exc))
+        return 2, None
+    except Exception:
+        traceback.print_exc()
+        _error(f"loading {target} failed: see the traceback above")
+        return 1, None
+
+
+def _configure_serve(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    parser.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default): this process's stdin and stdout; "
+        "http: streamable HTTP at http://HOST:PORT/PATH (and the deprecated "
+        "HTTP+SSE transport at /sse)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("asyncio", "trio"),
+        default="asyncio",
+        help="the event loop to run on (default asyncio)",
+    )
+    parser.add_argument("--host", help="HTTP: the address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="HTTP: the port to listen on (default 8000)")
+    parser.add_argument("--path", help="HTTP: the endpoint's path (default /mcp)")
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="NAME",
+        help="HTTP: a Host name to answer to (repeatable); needed with a --host that "
+        "is not a loopback address (default: the loopback names)",
+    )
+    parser.add_argument(
+        "--any-host",
+        action="store_true",
+        help="HTTP: answer to any Host name (turns DNS-rebinding protection off)",
+    )
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    if args.transport == "http":
+        return _serve_http(args)
+    http_only = [
+        f"--{name.replace('_', '-')}"
+        for name in ("host", "port", "path", "allowed_host")
+        if getattr(args, name) is not None
+    ]
+    if args.any_host:
+        http_only.append("--any-host")
+    if http_only:
+        verb = "applies" if len(http_only) == 1 else "apply"
+        _error(f"{', '.join(http_only)} only {verb} to --transport http")
+        return 2
+    status, target = _load(args.target)
+    if target is None:
+        return status
+    from ..stdio import run_stdio
+
+    run_stdio(target.server, backend=args.backend)
+    return 0
+
+
+def _serve_http(args: argparse.Namespace) -> int:
+    port = 8000 if args.port is None else args.port
+    if not 0 <= port <= 65535:
+        _error(f"--port must be from 0 to 65535, got {port}")
+        return 2
+    path = "/mcp" if args.path is None else args.path
+    if not path.startswith("/"):
+        _error(f"--path must start with '/', got {path!r}")
+        return 2
+    status, target = _load(args.target)
+    if target is None:
+        return status
+    from ..http.server import UnsafeBindError, run_http
+
+    name = target.server.info.name
+    options: dict[str, object] = {}
+    if args.any_host and args.allowed_host:
+        _error("--any-host and --allowed-host exclude each other")
+        return 2
+    if args.any_host:
+        options["allowed_hosts"] = None
+    elif args.allowed_host:
+        options["allowed_hosts"] = tuple(args.allowed_host)
+
+    def listening(url: str) -> None:
+        print(f"mcp-core: serving {name} on {url}", file=sys.stderr, flush=True)
+
+    try:
+        run_http(
+            target.server,
+            backend=args.backend,
+            host=args.host or "127.0.0.1",
+            port=port,
+            path=path,
+            on_listening=listening,
+            **options,
+        )
+    except UnsafeBindError as exc:
+        _error(str(exc))
+        return 2
+    except OSError as exc:
+        # The address is taken, or not ours to bind.
+        _error(f"cannot listen on {args.host or '127.0.0.1'}:{port}: {exc.strerror or exc}")
+        return 1
+    return 0
+
+
+def _configure_config(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
+    parser.add_argument("--name", help="the entry's name (default: the server's name)")
+
+
+def _run_config(args: argparse.Namespace) -> int:
+    status, target = _load(args.target)
+    if target is None:
+        return status
+    entry: dict[str, Any] = {
+        "command": os.path.abspath(sys.executable),
+        "args": ["-m", "transports", "serve", target.spec],
+    }
+    if target.pythonpath is not None:
+        entry["env"] = {"PYTHONPATH": target.pythonpath}
+    name = args.name or target.server.info.name
+    print(json.dumps({"mcpServers": {name: entry}}, indent=2, ensure_ascii=False))
+    return 0
+
+
+# --- call and list --------------------------------------------------------------------------------
+
+_SERVER_HELP = (
+    "the server: the http(s) URL of its MCP endpoint (e.g. http://127.0.0.1:8000/mcp), "
+    'or the command that starts it, quoted as one argument (e.g. "python server.py"), '
+    "which gets our environment"
+)
+_HEADER_HELP = "an HTTP header for every request, e.g. 'Authorization: Bearer T' (repeatable)"
+_TIMEOUT_HELP = "give up after this many seconds (default: wait)"
+_LIST_KINDS = ("tools", "resources", "prompts")
+
+
+class _JsonOption(argparse.Action):
+    """``--json ARGS`` gives the tool's arguments; a bare ``--json`` asks for JSON output."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if values is None:
+            namespace.json_output = True
+        else:
+            namespace.json_args = [*(namespace.json_args or []), values]
+
+
+def _configure_call(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    parser.add_argument("tool", metavar="TOOL", help="the tool's name")
+    parser.add_argument(
+        "--json",
+        dest="json_args",
+        nargs="?",
+        action=_JsonOption,
+        metavar="ARGS",
+        help="with a JSON object: the tool's arguments (repeatable, merged before --arg); "
+        "alone: print the whole result as JSON",
+    )
+    parser.add_argument(
+        "--arg",
+        action="append",
+        metavar="KEY=VALUE",
+        help="one argument (repeatable); VALUE is JSON if it parses (3, true, [1], "
+        '{"a": 1}, "quoted"), else the text as typed',
+    )
+    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
+    parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
+    parser.set_defaults(json_output=False)
+
+
+def _run_call(args: argparse.Namespace) -> int:
+    from .client import run_call
+
+    return run_call(args)
+
+
+def _configure_list(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    parser.add_argument(
+        "kind", nargs="?", choices=_LIST_KINDS, default="tools", help="what to list (default tools)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the whole list as JSON")
+    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
+    parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
+
+
+def _run_list(args: argparse.Namespace) -> int:
+    from .client import run_list
+
+    return run_list(args)
+
+
+COMMANDS: list[Command] = [
+    Command(
+        name="serve",
+        help="serve an mcp_core.Server from a file or module (stdio or HTTP)",
+        configure=_configure_serve,
+        handler=_run_serve,
+    ),
+    Command(
+        name="call",
+        help="call a tool of a server and print the result",
+        configure=_configure_call,
+        handler=_run_call,
+    ),
+    Command(
+        name="list",
+        help="list the tools, resources or prompts of a server",
+        configure=_configure_list,
+        handler=_run_list,
+    ),
+    Command(
+        name="config",
+        help="print the mcpServers entry that desktop MCP clients take to launch a server",
+        configure=_configure_config,
+        handler=_run_config,
+    ),
+    Command(
+        name="bench",
+        help="run the benchmarks, side by side with the MCP SDK when it is installed",
+        configure=_configure_bench,
+        handler=_run_bench,
+    ),
+]
+"""Every subcommand, in the order ``--help`` lists them."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for ``mcp-core`` and all its subcommands."""
+    parser = argparse.ArgumentParser(
+        prog="mcp-core", description="mcp-core: the Model Context Protocol, sans-IO."
+    )
+    parser.add_argument("--version", action="version", version=f"mcp-core {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in COMMANDS:
+        sub = subparsers.add_parser(command.name, help=command.help, description=command.help)
+        command.configure(sub)
+        sub.set_defaults(handler=command.handler)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    args.command_line = shlex.join(["mcp-core", *args_list])
+    try:
+        return handler(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

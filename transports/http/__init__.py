@@ -1,0 +1,11 @@
+"""MCP over HTTP on anyio: the h11 server, the ASGI app and the h11 client.
+
+- `server`: `serve_http` / `run_http`, an h11 server;
+- `asgi`: `asgi_app`, the same service as an ASGI 3 application;
+- `service`: what both do besides reading and writing HTTP (sessions, streams, handlers);
+- `streams`: which HTTP answer each outgoing message goes on;
+- `client` / `pool`: the client side (`connect_http`) and its keep-alive pool;
+- `head_lines`: header lines checked once and reused.
+
+The HTTP rules themselves are `mcp_core.http`; these modules carry them out.
+"""

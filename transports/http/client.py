@@ -1,0 +1,431 @@
+"""MCP over HTTP, client side, on anyio (asyncio and trio): streamable HTTP in both
+eras, and the deprecated HTTP+SSE transport of 2024-11-05 for old servers.
+
+    connect_http(url, ...)     a Client of the server at ``url``; use with ``async with``
+    http_connector(url, ...)   the same as a connector, for ``Client(connector, ...)``
+
+What to send, where, with which headers, and what each answer means are the rules of
+`mcp_core.HttpClientEndpoint`; this module carries them out: a write step (the
+driver's sink hands each outgoing message to the rules), a read loop per HTTP
+exchange (h11 on a pooled connection; SSE bodies are read as they stream), and one
+table of the exceptions that mean an exchange failed (`_http_pool.FAILURES`).
+
+A request the server refuses fails with `HttpStatusError` (or, when the server
+answered with a JSON-RPC error, with `McpError` as over any transport); one that
+cannot be carried at all fails with `HttpError`. Both are `ConnectionClosed`.
+"""
+
+from __future__ import annotations
+
+import logging
+import ssl
+from collections.abc import AsyncIterator, Awaitable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any, Final
+
+import anyio
+import h11
+from anyio.abc import TaskGroup
+
+from mcp_core import LocalProtocolError, Message, RequestId, __version__
+from mcp_core.http.client import HttpClientConfig, HttpClientEndpoint, Transport
+from mcp_core.http.client_actions import (
+    Abort,
+    Action,
+    Closed,
+    Deliver,
+    Fail,
+    Failure,
+    Note,
+    Send,
+)
+from mcp_core.http.urls import split_url
+
+from ..client import Client, Connector
+from ..driver import ConnectionClosed, Driver, encode_for_peer
+from .pool import (
+    DEFAULT_TIMEOUTS,
+    FAILURES,
+    ConnectionPool,
+    HttpClientTimeouts,
+    HttpConnection,
+    describe,
+)
+
+__all__ = [
+    "HttpClientTimeouts",
+    "HttpError",
+    "HttpStatusError",
+    "connect_http",
+    "http_connector",
+]
+
+log = logging.getLogger("mcp_core.http")
+
+_FRAMING_HEADERS = ("host", "content-length", "transfer-encoding")
+"""Headers the HTTP layer writes itself; given ones are dropped."""
+
+
+class HttpError(ConnectionClosed):
+    """A request could not be carried over HTTP (no connection, a broken one, an
+    answer that is not one).
+
+    Attributes:
+        method: the HTTP method of the exchange that failed.
+        url: its URL.
+    """
+
+    def __init__(self, message: str, *, method: str, url: str) -> None:
+        super().__init__(message)
+        self.method = method
+        self.url = url
+
+
+class HttpStatusError(HttpError):
+    """The server refused a request with an HTTP error status.
+
+    Attributes:
+        status: the status.
+        body: the start of the answer's body.
+    """
+
+    def __init__(self, message: str, *, method: str, url: str, status: int, body: bytes) -> None:
+        super().__init__(message, method=method, url=url)
+        self.status = status
+        self.body = body
+
+
+def _error(failure: Failure) -> HttpError:
+    text = f"{failure.method} {failure.url}: {failure.reason}"
+    if failure.status is None:
+        return HttpError(text, method=failure.method, url=failure.url)
+    detail = failure.body[:200].decode("utf-8", "replace").strip()
+    if detail:
+        text = f"{text}: {detail}"
+    return HttpStatusError(
+        text, method=failure.method, url=failure.url, status=failure.status, body=failure.body
+    )
+
+
+_MAX_IDLE_RUNNERS: Final = 64
+"""Exchange tasks kept waiting for work per client; more exit when done."""
+
+
+class _Runner:
+    """An idle exchange task, waiting for its next exchange."""
+
+    __slots__ = ("_job", "_wake")
+
+    def __init__(self) -> None:
+        self._wake = anyio.Event()
+        self._job: _Job | None = None
+
+    async def park(self, idle: list[_Runner]) -> _Job | None:
+        self._wake = anyio.Event()
+        idle.append(self)
+        try:
+            await self._wake.wait()
+        except BaseException:
+            if self in idle:
+                idle.remove(self)
+            raise
+        job, self._job = self._job, None
+        return job
+
+    def start(self, job: _Job | None) -> None:
+        """Hand the runner an exchange and its cancel scope, or None to make it exit."""
+        self._job = job
+        self._wake.set()
+
+
+_Job = tuple[Send, anyio.CancelScope]
+
+
+class _Carrier:
+    """Carries one client's messages over HTTP for as long as the connector is entered.
+
+    Each exchange runs in a task of its own, in its own cancel scope (an `Abort`
+    cancels it), whose deadline is the exchange's timeout of the moment. Tasks
+    are reused: one that has finished an exchange waits for the next (starting a
+    task costs more than the rest of a small exchange's work).
+    """
+
+    def __init__(
+        self,
+        endpoint: HttpClientEndpoint,
+        pool: ConnectionPool,
+        driver: Driver,
+        task_group: TaskGroup,
+    ) -> None:
+        self.endpoint = endpoint
+        self.pool = pool
+        self.driver = driver
+        self._tg = task_group
+        self._scopes: dict[int, anyio.CancelScope] = {}
+        self._idle: list[_Runner] = []
+        self._closed = False
+        self._carried: list[_Job] | None = None
+        driver.carry = self.carry
+
+    # --- the write step --------------------------------------------------------------------
+
+    def sink(self, messages: list[Message], related: RequestId | None) -> None:
+        """The driver's sink: each message goes to the rules, in order."""
+        for message in messages:
+            try:
+                actions = self.endpoint.send(message, encode_for_peer(message))
+            except LocalProtocolError:
+                return  # closed
+            self._apply(actions)
+
+    def _apply(self, actions: list[Action]) -> None:
+        for action in actions:
+            kind = type(action)
+            if kind is Deliver:
+                self.driver.feed(action.message)  # type: ignore[union-attr]
+            elif kind is Send:
+                self._start(action)  # type: ignore[arg-type]
+            elif kind is Fail:
+                assert isinstance(action, Fail)
+                self.driver.fail(action.request_id, _error(action.failure))
+            elif kind is Abort:
+                scope = self._scopes.pop(action.exchange, None)  # type: ignore[union-attr]
+                if scope is not None:
+                    scope.cancel()
+            elif kind is Closed:
+                self.driver.close(action.reason)  # type: ignore[union-attr]
+            elif kind is Note:
+                log.warning("%s", action.text)  # type: ignore[union-attr]
+
+    def _start(self, send: Send) -> None:
+        scope = anyio.CancelScope()
+        self._scopes[send.exchange] = scope
+        carried = self._carried
+        if carried is not None and not carried and send.method == "POST" and send.delay <= 0:
+            carried.append((send, scope))  # the request's POST: `carry` runs it
+        elif self._idle:
+            self._idle.pop().start((send, scope))
+        else:
+            self._tg.start_soon(self._runner, (send, scope))
+
+    def carry(self, related: RequestId | None) -> Awaitable[None] | None:
+        """The driver's `carry`: flush, and have the POST of the request being
+        waited for run in the waiting task (no task to wake, and none to wake the
+        waiter); anything else the flush sends gets an exchange task."""
+        jobs: list[_Job] = []
+        self._carried = jobs
+        try:
+            self.driver.flush(related)
+        finally:
+            self._carried = None
+        if not jobs:
+            return None
+        send, scope = jobs[0]
+        return self._run(send, scope, carried=True)
+
+    async def _runner(self, job: _Job | None) -> None:
+        runner: _Runner | None = None
+        while job is not None:
+            await self._run(*job)
+            if self._closed or len(self._idle) >= _MAX_IDLE_RUNNERS:
+                return
+            if runner is None:
+                runner = _Runner()
+            job = await runner.park(self._idle)
+
+    # --- the read loop ---------------------------------------------------------------------
+
+    async def _run(self, send: Send, scope: anyio.CancelScope, carried: bool = False) -> None:
+        endpoint = self.endpoint
+        exchange = send.exchange
+        connection: HttpConnection | None = None
+        ours = False
+        with scope:
+            try:
+                if send.delay > 0:
+                    await anyio.sleep(send.delay)
+                connection, head = await self._open(send, scope)
+                self._apply(endpoint.receive_head(exchange, head.status_code, head.headers))
+                while True:
+                    if carried and endpoint.answered(exchange):
+                        # The waiting task carries this exchange: once its answer
+                        # came, it reads on only what has arrived. A stream the
+                        # server keeps open after the response (it SHOULD end it,
+                        # 2025-11-25 basic/transports.mdx "Sending Messages to the
+                        # Server" item 6) is dropped: nothing more is due on it.
+                        chunk = connection.poll_chunk()
+                        if chunk is False:
+                            raise anyio.EndOfStream
+                    else:
+                        chunk = await connection.receive_chunk()
+                    if chunk is None:
+                        break
+                    assert isinstance(chunk, bytes)
+                    self._apply(endpoint.receive_data(exchange, chunk))
+                self._apply(endpoint.receive_end(exchange))
+                done, connection = connection, None
+                await self.pool.release(done)
+            except FAILURES as exc:
+                self._apply(endpoint.receive_failure(exchange, describe(exc)))
+            finally:
+                # Still ours unless an Abort took it: then a cancellation is a timeout.
+                ours = self._scopes.pop(exchange, None) is scope
+                if connection is not None:
+                    await connection.aclose()
+        if ours and scope.cancelled_caught:
+            self._apply(endpoint.receive_failure(exchange, describe(TimeoutError())))
+
+    async def _open(
+        self, send: Send, scope: anyio.CancelScope | None = None
+    ) -> tuple[HttpConnection, h11.Response]:
+        # Send the request and read the response head. A GET stream's head comes
+        # at once; a POST's may wait for the server to finish its work.
+        timeouts = self.pool.timeouts
+        head_timeout = timeouts.connect if send.method == "GET" else timeouts.read
+        while True:
+            connection = await self.pool.acquire(send.origin)
+            connection.scope = scope
+            try:
+                await connection.send_request(send.method, send.target, send.headers, send.body)
+                return connection, await connection.receive_head(head_timeout)
+            except BaseException as exc:
+                # Cancelled too (Abort): closing the connection is what tells a
+                # 2026-07-28 server that the request is cancelled.
+                await connection.aclose()
+                retry = isinstance(exc, FAILURES) and not isinstance(exc, TimeoutError)
+                if not retry or connection.uses == 0 or not connection.fresh:
+                    raise
+                # A kept connection the server had closed meanwhile: nothing came
+                # back, so the request was not read. Again, on another connection.
+
+    # --- the end ---------------------------------------------------------------------------
+
+    async def aclose(self, timeout: float) -> None:
+        """Stop every exchange and end the session (DELETE), within ``timeout``."""
+        deletes: list[Send] = []
+        for action in self.endpoint.close():
+            if isinstance(action, Send):
+                deletes.append(action)
+            elif isinstance(action, Abort):
+                scope = self._scopes.pop(action.exchange, None)
+                if scope is not None:
+                    scope.cancel()
+        with anyio.move_on_after(timeout):
+            for send in deletes:
+                try:
+                    connection, _ = await self._open(send)
+                    await connection.aclose()
+                except FAILURES:
+                    pass  # the session ends with its idle timeout instead
+        for scope in self._scopes.values():
+            scope.cancel()
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for runner in idle:
+            runner.start(None)
+        await self.pool.aclose()
+
+
+def _ssl_context(verify: bool | ssl.SSLContext) -> ssl.SSLContext | None:
+    if isinstance(verify, ssl.SSLContext):
+        return verify
+    if verify:
+        return None  # the pool makes the default, verifying context
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+def http_connector(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    transport: Transport = "auto",
+    timeouts: HttpClientTimeouts = DEFAULT_TIMEOUTS,
+    verify: bool | ssl.SSLContext = True,
+    standalone_stream: bool = True,
+    max_idle_connections: int = 4,
+) -> Connector:
+    """A connector for `Client` that talks to the MCP server at ``url`` over HTTP.
+
+    Args:
+        url: the server's MCP endpoint (``http://`` or ``https://``); for an old
+            HTTP+SSE server, its SSE URL.
+        headers: extra headers for every request (``Authorization``...).
+        transport: "auto" (streamable HTTP, falling back to HTTP+SSE when the
+            server refuses initialize with 400/404/405), "streamable", or "sse".
+        timeouts: how long to wait for the server.
+        verify: check TLS certificates against the system's trust store (True),
+            not at all (False: for tests only), or with the given SSLContext.
+        standalone_stream: open the GET stream a legacy session offers for
+            server-initiated messages.
+        max_idle_connections: idle connections kept for reuse.
+
+    Raises:
+        ValueError: ``url`` is not an absolute http(s) URL.
+    """
+    split_url(url)  # refuse a bad URL now, not at the first request
+    extra = {"user-agent": f"mcp-core/{__version__}"}
+    extra.update((name.lower(), value) for name, value in (headers or {}).items())
+    for name in _FRAMING_HEADERS:
+        extra.pop(name, None)
+    config = HttpClientConfig(
+        headers=tuple(extra.items()), transport=transport, standalone_stream=standalone_stream
+    )
+    context = _ssl_context(verify)
+
+    @asynccontextmanager
+    async def connect(driver: Driver) -> AsyncIterator[HttpClientEndpoint]:
+        endpoint = HttpClientEndpoint(url, config)
+        pool = ConnectionPool(timeouts, context, max_idle_connections)
+        async with anyio.create_task_group() as tg:
+            carrier = _Carrier(endpoint, pool, driver, tg)
+            driver.attach(carrier.sink)
+            try:
+                yield endpoint
+            finally:
+                driver.close("the client was closed")
+                with anyio.CancelScope(shield=True):
+                    await carrier.aclose(timeouts.close)
+                tg.cancel_scope.cancel()
+
+    return connect
+
+
+def connect_http(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    transport: Transport = "auto",
+    timeouts: HttpClientTimeouts = DEFAULT_TIMEOUTS,
+    verify: bool | ssl.SSLContext = True,
+    standalone_stream: bool = True,
+    max_idle_connections: int = 4,
+    **client_options: Any,
+) -> Client:
+    """A `Client` of the MCP server at ``url``; use it with ``async with``::
+
+        async with connect_http("http://127.0.0.1:8000/mcp") as client:
+            print(await client.call_tool("add", {"a": 1, "b": 2}))
+
+    Args:
+        url: the server's MCP endpoint.
+        headers: extra headers for every request.
+        transport: "auto", "streamable" or "sse" (see `http_connector`).
+        timeouts: how long to wait for the server.
+        verify: TLS certificate checking (see `http_connector`).
+        standalone_stream: open a legacy session's GET stream.
+        max_idle_connections: idle connections kept for reuse.
+        client_options: anything `Client` takes (callbacks, revisions, timeout...).
+    """
+    connector = http_connector(
+        url,
+        headers=headers,
+        transport=transport,
+        timeouts=timeouts,
+        verify=verify,
+        standalone_stream=standalone_stream,
+        max_idle_connections=max_idle_connections,
+    )
+    return Client(connector, **client_options)

@@ -1,0 +1,279 @@
+# HTTP/1.1 client connections on anyio, with h11, and a small keep-alive pool.
+#
+# `HttpConnection` sends one request at a time and reads its response as it comes
+# (a head, then body chunks: an SSE stream is read while it lasts). `ConnectionPool`
+# keeps a few idle connections per origin for reuse, and opens TCP (TLS for https,
+# certificates verified by default) when none is idle. A pooled connection may have
+# been closed by the server while it idled; `HttpConnection.fresh` tells a caller
+# that nothing at all came back on it, so that the request can go again on a new
+# connection (what HTTP clients do, RFC 9112 section 9.3.1: the server closed it
+# before reading the request).
+#
+# Failures are anyio's, h11's and the operating system's; `FAILURES` lists every
+# exception type that means "this exchange failed", and `describe` words them.
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import anyio
+import h11
+from anyio.abc import ByteStream
+
+from mcp_core.http.client_actions import Origin
+
+from .head_lines import lines_of, with_lines
+
+__all__ = [
+    "DEFAULT_TIMEOUTS",
+    "FAILURES",
+    "ConnectionPool",
+    "HttpClientTimeouts",
+    "HttpConnection",
+    "describe",
+]
+
+_END: Final = h11.EndOfMessage()
+_READ_BYTES: Final = 65536
+_MAX_HEAD_BYTES: Final = 64 * 1024
+"""Largest response head read (h11's default is 16 KiB; some proxies send long
+cookies and policy headers)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HttpClientTimeouts:
+    """Seconds the client waits for the server.
+
+    Attributes:
+        connect: to open a connection (TCP and TLS). Also bounds the head of a
+            GET stream, which a server sends at once.
+        read: silence while a response is due or streaming: the head of a POST
+            (a server answering with JSON works first), or the next bytes of a
+            body. Long, as SSE streams may idle (servers send keep-alive
+            comments; ours every 15 s).
+        write: for one write to be taken.
+        close: for the DELETE that ends a session when the client closes.
+        keep_alive: how long an idle connection is kept for reuse (servers close
+            idle ones too: ours after 15 s, uvicorn after 5 s).
+    """
+
+    connect: float = 10.0
+    read: float = 300.0
+    write: float = 30.0
+    close: float = 5.0
+    keep_alive: float = 4.0
+
+
+DEFAULT_TIMEOUTS: Final = HttpClientTimeouts()
+"""The timeouts used when none are given."""
+
+FAILURES: Final[tuple[type[BaseException], ...]] = (
+    OSError,  # refused, unreachable, reset; ssl.SSLError is one too
+    TimeoutError,  # anyio.fail_after
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    anyio.EndOfStream,
+    h11.RemoteProtocolError,
+)
+"""What failing to carry an exchange raises."""
+
+_WORDS: Final[dict[type[BaseException], str]] = {
+    TimeoutError: "timed out",
+    ssl.SSLCertVerificationError: "the TLS certificate was not accepted",
+    ssl.SSLError: "TLS failed",
+    ConnectionRefusedError: "the connection was refused",
+    ConnectionResetError: "the connection was reset",
+    anyio.BrokenResourceError: "the connection broke",
+    anyio.ClosedResourceError: "the connection was closed",
+    anyio.EndOfStream: "the server closed the connection",
+    h11.RemoteProtocolError: "the server broke HTTP/1.1",
+    OSError: "the connection failed",
+}
+
+
+def describe(exc: BaseException) -> str:
+    """Words for a failure from `FAILURES`."""
+    if type(exc) is OSError and isinstance(exc.__cause__, OSError):
+        exc = exc.__cause__  # anyio's "All connection attempts failed" says less
+    for kind, words in _WORDS.items():
+        if isinstance(exc, kind):
+            detail = str(exc)
+            return f"{words}: {detail}" if detail else words
+    return str(exc) or type(exc).__name__
+
+
+def _chunk_of(event: Any) -> bytes | None:
+    # A response body event as a chunk: its data, or None at its end.
+    kind = type(event)
+    if kind is h11.Data:
+        return bytes(event.data)
+    if kind is h11.EndOfMessage:
+        return None
+    raise anyio.EndOfStream
+
+
+class HttpConnection:
+    """One HTTP/1.1 connection to an origin."""
+
+    def __init__(self, stream: ByteStream, origin: Origin, timeouts: HttpClientTimeouts) -> None:
+        self.stream = stream
+        self.origin = origin
+        self.timeouts = timeouts
+        self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=_MAX_HEAD_BYTES)
+        #: The cancel scope of the exchange using it, if it has one: each wait
+        #: moves its deadline rather than entering a timeout scope of its own; its
+        #: owner tells a timeout from a cancellation (`timed_out`).
+        self.scope: anyio.CancelScope | None = None
+        #: Requests sent on it before the current one.
+        self.uses = 0
+        #: No byte of the current response has come yet.
+        self.fresh = True
+        self.idle_since = 0.0
+
+    async def send_request(
+        self, method: str, target: str, headers: Sequence[tuple[str, str]], body: bytes
+    ) -> None:
+        """Send a whole request."""
+        self.fresh = True
+        own, lines = lines_of(headers)
+        if body or method == "POST":
+            own.append(("content-length", str(len(body))))
+        send = self.h11.send
+        request = h11.Request(method=method, target=target, headers=own)
+        data = with_lines(send(request) or b"", lines)
+        if body:
+            data += send(h11.Data(data=body)) or b""
+        data += send(_END) or b""
+        scope = self.scope
+        if scope is not None:
+            scope.deadline = anyio.current_time() + self.timeouts.write
+            await self.stream.send(data)
+        else:
+            with anyio.fail_after(self.timeouts.write):
+                await self.stream.send(data)
+
+    async def _receive(self) -> bytes:
+        try:
+            return await self.stream.receive(_READ_BYTES)
+        except anyio.EndOfStream:
+            return b""
+
+    async def _next_event(self, timeout: float) -> Any:
+        while True:
+            event = self.h11.next_event()
+            if event is not h11.NEED_DATA:
+                return event
+            scope = self.scope
+            if scope is not None:
+                scope.deadline = anyio.current_time() + timeout
+                data = await self._receive()
+            else:
+                with anyio.fail_after(timeout):
+                    data = await self._receive()
+            if data:
+                self.fresh = False
+            self.h11.receive_data(data)
+
+    async def receive_head(self, timeout: float) -> h11.Response:
+        """The response head (informational 1xx heads skipped)."""
+        while True:
+            event = await self._next_event(timeout)
+            if isinstance(event, h11.Response):
+                return event
+            if isinstance(event, h11.ConnectionClosed):
+                raise anyio.EndOfStream
+            if not isinstance(event, h11.InformationalResponse):
+                raise h11.RemoteProtocolError(f"unexpected {type(event).__name__}")
+
+    def poll_chunk(self) -> bytes | bool | None:
+        """The next chunk of the response body if h11 has it (None at its end),
+        else False: getting it would wait."""
+        event: Any = self.h11.next_event()
+        if event is h11.NEED_DATA:
+            return False
+        return _chunk_of(event)
+
+    async def receive_chunk(self) -> bytes | None:
+        """The next chunk of the response body; None at its end."""
+        return _chunk_of(await self._next_event(self.timeouts.read))
+
+    @property
+    def reusable(self) -> bool:
+        """Both sides finished the exchange and nobody asked to close."""
+        return self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE
+
+    async def aclose(self) -> None:
+        await anyio.aclose_forcefully(self.stream)
+
+
+class ConnectionPool:
+    """Opens connections, and keeps up to ``max_idle`` idle ones per origin.
+
+    Args:
+        timeouts: connect, write, read and keep-alive times.
+        ssl_context: for https origins; None verifies certificates with the
+            system's trust store.
+        max_idle: idle connections kept per origin.
+    """
+
+    def __init__(
+        self,
+        timeouts: HttpClientTimeouts = DEFAULT_TIMEOUTS,
+        ssl_context: ssl.SSLContext | None = None,
+        max_idle: int = 4,
+    ) -> None:
+        self.timeouts = timeouts
+        self._ssl_context = ssl_context
+        self.max_idle = max_idle
+        self._idle: dict[Origin, list[HttpConnection]] = {}
+
+    def _context(self) -> ssl.SSLContext:
+        if self._ssl_context is None:
+            self._ssl_context = ssl.create_default_context()
+        return self._ssl_context
+
+    async def acquire(self, origin: Origin) -> HttpConnection:
+        """An idle connection to ``origin``, or a new one."""
+        idle = self._idle.get(origin, [])
+        now = anyio.current_time()
+        while idle:
+            connection = idle.pop()
+            if now - connection.idle_since < self.timeouts.keep_alive:
+                return connection
+            await connection.aclose()
+        scheme, host, port = origin
+        with anyio.fail_after(self.timeouts.connect):
+            stream: ByteStream
+            if scheme == "https":
+                # h11 knows where every message ends, so a TLS close without
+                # close_notify cannot truncate anything unnoticed.
+                stream = await anyio.connect_tcp(
+                    host, port, ssl_context=self._context(), tls_standard_compatible=False
+                )
+            else:
+                stream = await anyio.connect_tcp(host, port)
+        return HttpConnection(stream, origin, self.timeouts)
+
+    async def release(self, connection: HttpConnection) -> None:
+        """Take a connection back after its exchange: kept if reusable."""
+        if not connection.reusable:
+            await connection.aclose()
+            return
+        connection.h11.start_next_cycle()
+        connection.scope = None
+        connection.uses += 1
+        connection.idle_since = anyio.current_time()
+        idle = self._idle.setdefault(connection.origin, [])
+        idle.append(connection)
+        while len(idle) > self.max_idle:
+            await idle.pop(0).aclose()
+
+    async def aclose(self) -> None:
+        """Close every idle connection."""
+        idle, self._idle = self._idle, {}
+        for connections in idle.values():
+            for connection in connections:
+                await connection.aclose()

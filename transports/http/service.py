@@ -1,0 +1,638 @@
+# Serving a Server on streamable HTTP, whatever carries the requests.
+#
+# `HttpService` is everything an HTTP server for MCP does besides reading and
+# writing HTTP: it asks `mcp_core.HttpEndpoint` what to do with each request,
+# keeps the legacy sessions (a `ServerConnection` each, living in the service's
+# task group), serves each 2026-07-28 request on a connection of its own, and
+# writes answers through a `Responder`, what a server adapter can do with one
+# response. The h11 server (http_server) and the ASGI adapter (asgi) are each a
+# read loop and a Responder around one service.
+#
+# Sessions and streams. A legacy-era session (opened with ``initialize``) is one
+# `ServerConnection` that lives from its initialize to its DELETE or idle expiry,
+# whatever connections its requests come on. A 2026-07-28 request gets a
+# `ServerConnection` of its own that ends with its answer: the era is stateless, so
+# nothing of one request can reach another, request ids of different clients never
+# meet in one session, and closing the request's stream is exactly the
+# cancellation the spec asks for when the client closes it.
+# Each outgoing message is routed by its response id or the request it is related to
+# (see `_http_streams`); the task answering the POST (or GET) writes it, one
+# write per batch of events.
+#
+# Handlers run in the task answering their POST (`_serve_here`): a request served
+# at once costs no task and no task switch. A 2026-07-28 handler is cancelled with
+# its answer when the client hangs up; a legacy one is not (a disconnection is no
+# cancellation there). While a handler runs, a writer task (`_Writer`) is started
+# only if the answer must go on meanwhile: messages sent before the response, or a
+# stream whose head and keep-alives are due while the handler waits. The adapter
+# watches for hang-ups only once an answer waits (`Responder.watch`).
+#
+# The deprecated HTTP+SSE transport (2024-11-05) is served beside: its GET opens an
+# `SseSession` that lives exactly as long as that GET's stream, and its POSTs are
+# fed to the session and answered 202.
+#
+# Authentication. `admit` runs the application's hook (sync or async) on each
+# request head before its body is read; the principal it returns goes to the
+# endpoint (which binds it to the sessions a request opens and checks it on later
+# requests) and to the ServerConnection (its Context.principal; 2026-07-28
+# requestState is sealed for it).
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, TypeAlias
+
+import anyio
+from anyio.abc import TaskGroup
+
+from mcp_core import (
+    DEFAULT_LIMITS,
+    LEGACY_REVISIONS,
+    REVISIONS,
+    EventStore,
+    Limits,
+    Message,
+    Server,
+    SessionState,
+)
+from mcp_core.http.decisions import (
+    SSE_HEADERS,
+    AuthRefusal,
+    Dispatch,
+    EndSession,
+    Headers,
+    HttpRequest,
+    OpenSseSession,
+    OpenStream,
+    Reply,
+    SendOnStream,
+)
+from mcp_core.http.server import HttpEndpoint, HttpServerConfig
+
+from ..driver import DEFAULT_MAX_CONCURRENCY, Driver
+from ..first_wait import watching
+from ..server_connection import ServerConnection
+from .streams import LegacySession, SseSession, Stream, modern_sink
+
+__all__ = [
+    "DEFAULT_TIMEOUTS",
+    "Admitted",
+    "Authenticate",
+    "HttpTimeouts",
+    "PeerGone",
+    "Responder",
+    "HttpService",
+]
+
+log = logging.getLogger("mcp_core.http")
+
+
+@dataclass(frozen=True, slots=True)
+class HttpTimeouts:
+    """Seconds the server waits for a client.
+
+    Attributes:
+        keep_alive: an idle connection between requests (browsers and HTTP
+            clients reuse connections within seconds, or not at all).
+        head: from the first byte of a request to the end of its head.
+        body: to read a whole body (4 MiB at a slow 150 KB/s).
+        write: for one write to be taken by a client that stopped reading.
+        sse_ping: quiet time on an SSE stream before a keep-alive comment
+            (2026-07-28 streamable-http.mdx suggests them for long streams;
+            proxies commonly cut idle connections after 30-60 s).
+        session_sweep: how often idle sessions are looked for.
+
+    Behind ASGI, the ASGI server owns the connection: only ``body``, ``write``,
+    ``sse_ping`` and ``session_sweep`` apply.
+    """
+
+    keep_alive: float = 15.0
+    head: float = 10.0
+    body: float = 30.0
+    write: float = 30.0
+    sse_ping: float = 15.0
+    session_sweep: float = 30.0
+
+
+DEFAULT_TIMEOUTS: Final = HttpTimeouts()
+"""The timeouts used when none are given."""
+
+
+AuthResult: TypeAlias = str | AuthRefusal | None
+Authenticate: TypeAlias = Callable[[HttpRequest], AuthResult | Awaitable[AuthResult]]
+"""An authentication hook: given a request head (method, target, headers), the
+principal it comes from (a str; None for anonymous), or an `AuthRefusal` (401 or
+403). It may be a plain or an ``async`` function; it runs before the body is read,
+on every request of every transport, so it should be quick."""
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """A request head that passed `HttpService.admit`, and who sent it."""
+
+    principal: str | None = None
+
+
+class PeerGone(Exception):
+    """The client closed the connection, broke it, or stopped reading."""
+
+
+class Responder(Protocol):
+    """How the service writes one response; every method raises `PeerGone` when
+    the client is gone."""
+
+    async def reply(self, reply: Reply) -> None:
+        """Send a whole response with a known length."""
+
+    async def start(
+        self, status: int, headers: Headers, data: bytes = b"", end: bool = False
+    ) -> None:
+        """Send the head of a streamed response, and ``data``, the start of its
+        body; with ``end``, all of it."""
+
+    async def send(self, data: bytes) -> None:
+        """Send a part of a streamed response's body."""
+
+    async def end(self, data: bytes = b"") -> None:
+        """End a streamed response, after ``data``, the last part of its body."""
+
+    async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
+        """Run ``write`` while watching for the client to hang up (from the first
+        `watch` on, at the latest); if it does, cancel ``write`` and raise
+        `PeerGone`."""
+
+    def watch(self) -> bool:
+        """Watch for a hang-up from now on, if not already: a responder may wait
+        for this until ``write`` first waits, as a hang-up matters only to what
+        waits (a write that fails raises `PeerGone` anyway). Returns True."""
+
+    def gone(self) -> None:
+        """The client cannot be written to any more (another task's write
+        failed): cancel what `watched` runs, which then raises `PeerGone`."""
+
+
+class _Writer:
+    """Writes the answer to a request from a task of its own while the request's
+    handler runs in the answering task: started when the handler sends a message
+    before its response, or waits while the answer is a stream (whose head,
+    priming event and keep-alive comments are then due)."""
+
+    def __init__(
+        self,
+        service: HttpService,
+        out: Responder,
+        stream: Stream,
+        decision: Dispatch,
+        on_gone: Callable[[], None] | None,
+    ) -> None:
+        self._service = service
+        self._out = out
+        self._stream = stream
+        self._decision = decision
+        self._on_gone = on_gone
+        self._scope: anyio.CancelScope | None = None
+        self._done: anyio.Event | None = None
+        self._gone = False
+        self.started = False
+
+    def start(self) -> None:
+        """Start writing, once."""
+        if self.started:
+            return
+        self.started = True
+        self._scope = anyio.CancelScope()
+        self._done = anyio.Event()
+        tg = self._service._tg
+        assert tg is not None
+        tg.start_soon(self._run)
+
+    async def _run(self) -> None:
+        assert self._scope is not None and self._done is not None
+        service, out, stream, decision = self._service, self._out, self._stream, self._decision
+        try:
+            with self._scope:
+                if self._on_gone is None:
+                    # Nobody else watches this answer: the writer does.
+                    await out.watched(lambda: service._write_answer(out, stream, decision))
+                else:
+                    await service._write_answer(out, stream, decision)
+        except PeerGone:
+            self._gone = True
+            if self._on_gone is not None:
+                self._on_gone()
+        finally:
+            self._done.set()
+
+    async def finished(self) -> None:
+        """Wait until the answer is written.
+
+        Raises:
+            PeerGone: the client went away meanwhile.
+        """
+        assert self._done is not None
+        await self._done.wait()
+        if self._gone:
+            raise PeerGone
+
+    def stop(self) -> None:
+        """Stop writing (the answer ended, or its client went)."""
+        if self._scope is not None:
+            self._scope.cancel()
+
+
+class HttpService:
+    """Serves one `Server` on streamable HTTP, through any HTTP implementation.
+
+    Requests are handed to `handle` between `running` and its end.
+
+    Args:
+        server: the application.
+        config: the endpoint's rules and limits.
+        revisions: protocol revisions served.
+        limits: message limits of each session.
+        timeouts: how long clients may take.
+        max_concurrency: requests served at once per session.
+        authenticate: the authentication hook, or None to admit everyone.
+        event_store: makes each legacy session's SSE event store (see
+            `mcp_core.EventStore`); by default a bounded `MemoryEventStore`.
+    """
+
+    def __init__(
+        self,
+        server: Server,
+        config: HttpServerConfig,
+        *,
+        revisions: tuple[str, ...] = REVISIONS,
+        limits: Limits = DEFAULT_LIMITS,
+        timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        authenticate: Authenticate | None = None,
+        event_store: Callable[[], EventStore] | None = None,
+    ) -> None:
+        self.server = server
+        self.authenticate = authenticate
+        self.revisions = revisions
+        self.limits = limits
+        self.timeouts = timeouts
+        self.max_concurrency = max_concurrency
+        self._default_limits = limits == DEFAULT_LIMITS
+        self.endpoint = HttpEndpoint(
+            config,
+            revisions=revisions,
+            tool_headers=server.tool_header_paths,
+            event_store=event_store,
+        )
+        self.sessions: dict[str, LegacySession] = {}
+        #: Live HTTP+SSE (2024-11-05) sessions by id.
+        self.sse_sessions: dict[str, SseSession] = {}
+        self._tg: TaskGroup | None = None
+
+    @property
+    def is_running(self) -> bool:
+        """Between the start and the end of `running`."""
+        return self._tg is not None
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[TaskGroup]:
+        """Serve: the task group legacy sessions live in, and the sweep of idle
+        sessions. On the way out every session ends.
+
+        Yields:
+            The task group (the h11 server runs its connections in it too).
+
+        Raises:
+            RuntimeError: the service is running already.
+        """
+        if self._tg is not None:
+            raise RuntimeError("the HTTP service is running already")
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            tg.start_soon(self._sweep)
+            try:
+                yield tg
+            finally:
+                self._tg = None
+                for session_id in [*self.sessions, *self.sse_sessions]:
+                    self.endpoint.end_session(session_id)
+                    self._end(session_id)
+                tg.cancel_scope.cancel()
+
+    async def _sweep(self) -> None:
+        while True:
+            await anyio.sleep(self.timeouts.session_sweep)
+            for session_id in self.endpoint.expire(anyio.current_time()):
+                self._end(session_id)
+
+    def _end(self, session_id: str) -> None:
+        session = self.sessions.pop(session_id, None) or self.sse_sessions.pop(session_id, None)
+        if session is not None:
+            session.close()
+
+    def _connection(
+        self,
+        task_group: TaskGroup,
+        principal: str | None,
+        revisions: tuple[str, ...] | None = None,
+    ) -> ServerConnection:
+        return ServerConnection(
+            self.server,
+            task_group,
+            revisions=revisions or self.revisions,
+            principal=principal,
+            limits=self.limits,
+            max_concurrency=self.max_concurrency,
+        )
+
+    def _fed(self, decision: Dispatch) -> bytes | Message:
+        # What a session is fed: the message the endpoint decoded already, when the
+        # session's limits are the ones the endpoint decoded under (the defaults);
+        # else the body, for the session to check against its own.
+        return decision.message if self._default_limits else decision.body
+
+    # --- carrying out decisions ----------------------------------------------------------
+
+    async def admit(self, head: HttpRequest) -> Reply | Admitted:
+        """Check a request head before its body is read: the endpoint's checks
+        (path, head size, Host, Origin, media types, declared length), then the
+        authentication hook.
+
+        Returns:
+            The refusal to send (when it says ``close``, without reading the
+            body), or who the request comes from.
+        """
+        refusal = self.endpoint.check_head(head)
+        if refusal is not None:
+            return refusal
+        if self.authenticate is None:
+            return Admitted()
+        found = self.authenticate(head)
+        if inspect.isawaitable(found):
+            found = await found
+        if isinstance(found, AuthRefusal):
+            return found.reply()
+        return Admitted(found)
+
+    async def handle(
+        self,
+        out: Responder,
+        head: HttpRequest,
+        body: bytes,
+        principal: str | None = None,
+        *,
+        checked: bool = False,
+    ) -> None:
+        """Answer one complete request that `admit` let in (``checked``: the
+        endpoint's head checks need not run again).
+
+        Raises:
+            PeerGone: the client went away before the answer was written.
+        """
+        now = anyio.current_time()
+        decision = self.endpoint.receive(head, body, now, principal, checked=checked)
+        if isinstance(decision, Reply):
+            await out.reply(decision)
+        elif isinstance(decision, Dispatch):
+            await self._dispatch(out, decision, principal)
+        elif isinstance(decision, OpenStream):
+            await self._open_stream(out, decision)
+        elif isinstance(decision, OpenSseSession):
+            await self._sse_session(out, decision)
+        elif isinstance(decision, SendOnStream):
+            sse = self.sse_sessions.get(decision.session_id)
+            if sse is not None:
+                sse.stream.push(decision.data)
+            await out.reply(decision.reply)
+        else:
+            assert isinstance(decision, EndSession)
+            self._end(decision.session_id)
+            await out.reply(decision.reply)
+
+    async def _dispatch(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
+        endpoint = self.endpoint
+        if decision.session_id is None:
+            if decision.accepted is not None:
+                # 2026-07-28 defines no client notification over HTTP (the
+                # "Sending Messages" note): accept it, act on nothing.
+                await out.reply(decision.accepted)
+                return
+            await self._modern(out, decision, principal)
+            return
+        sse = self.sse_sessions.get(decision.session_id)
+        if sse is not None:
+            # HTTP+SSE: every POST is answered 202; answers go on the stream.
+            assert decision.accepted is not None
+            sse.connection.driver.feed(self._fed(decision))
+            await out.reply(decision.accepted)
+            return
+        session = self.sessions.get(decision.session_id)
+        if decision.created:
+            assert self._tg is not None, "handle() is called while running()"
+            connection = self._connection(self._tg, principal)
+            session = LegacySession(decision.session_id, connection, endpoint)
+            self.sessions[decision.session_id] = session
+            endpoint.bind(decision.session_id, session.connection.session)
+        if session is None:  # pragma: no cover - the endpoint and we agree on sessions
+            await out.reply(Reply(404))
+            return
+        if decision.accepted is not None:
+            session.connection.driver.feed(self._fed(decision))
+            await out.reply(decision.accepted)
+            return
+        stream = session.open(decision)
+        stream_id = decision.stream_id or ""
+        endpoint.attach(decision.session_id, stream_id, anyio.current_time())
+        driver = session.connection.driver
+        jobs = driver.feed_inline(self._fed(decision))
+        if decision.created and session.connection.session.state is SessionState.NEW:
+            # The initialize was refused: there is no session to keep.
+            endpoint.end_session(decision.session_id)
+            self._end(decision.session_id)
+        try:
+            if jobs:
+                # Its handler runs here, unwatched: a client that hangs up does not
+                # cancel a legacy request (see below).
+                await self._serve_here(out, stream, decision, driver, jobs, None)
+            else:
+                await self._answer(out, stream, decision)
+        except PeerGone:
+            # 2025-11-25 "Sending Messages" item 6: a disconnection is not a
+            # cancellation. A stream that has sent an event id goes on in the
+            # event store; one that has not cannot be resumed.
+            if stream.mode != "sse":
+                session.abandon(stream)
+            raise
+        finally:
+            stream.attached = False
+            stream.items.clear()
+            endpoint.detach(decision.session_id, stream_id, anyio.current_time())
+
+    async def _modern(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
+        # The request gets a connection of its own and its handler runs here,
+        # watched: a client that hangs up cancels it (2026-07-28
+        # streamable-http.mdx "Cancellation": closing the stream cancels the
+        # request).
+        assert self._tg is not None, "handle() is called while running()"
+        stream = Stream(None, None, decision.request_id, mode="sse" if decision.sse else None)
+        stream.attached = True
+        connection = self._connection(self._tg, principal)
+        driver = connection.driver
+        driver.attach(modern_sink(self.endpoint, stream))
+        try:
+            jobs = driver.feed_inline(self._fed(decision))
+            # The answer's watched scope is how the handler is cancelled: when the
+            # client hangs up, or a write of the writer task fails (out.gone).
+            await out.watched(
+                lambda: self._serve_here(out, stream, decision, driver, jobs, out.gone)
+            )
+        finally:
+            connection.close()
+
+    async def _serve_here(
+        self,
+        out: Responder,
+        stream: Stream,
+        decision: Dispatch,
+        driver: Driver,
+        jobs: list[Any],
+        on_gone: Callable[[], None] | None,
+    ) -> None:
+        # Serve a request's handler in the task answering its POST (no task to
+        # start, no task switch to wait for it), then write the answer. A handler
+        # that sends something before its response, or that waits while the answer
+        # is a stream, gets a writer task meanwhile (`_Writer`), so that its
+        # messages, and a stream's head and keep-alives, reach the client while it
+        # goes on. ``on_gone``: what to do when the client goes (None: the writer
+        # watches for that itself, as this task is not watched).
+        writer = _Writer(self, out, stream, decision, on_gone)
+        stream.early = writer.start
+
+        def suspended() -> bool:
+            if on_gone is not None:
+                out.watch()
+            if stream.mode == "sse":
+                writer.start()
+            return True
+
+        try:
+            await watching(driver.serve_inline(jobs, scoped=on_gone is None), suspended)
+            # From here on one task writes the answer: the writer, if it started,
+            # else this one (a stream has one writer: Stream.wait has one waiter).
+            stream.early = None
+            if writer.started:
+                out.watch()
+                await writer.finished()
+            else:
+                await self._write_answer(out, stream, decision)
+        finally:
+            stream.early = None
+            writer.stop()
+
+    async def _sse_session(self, out: Responder, decision: OpenSseSession) -> None:
+        # The HTTP+SSE session lives as long as this response: it ends when the
+        # client hangs up (or stops reading), or when the service stops.
+        assert self._tg is not None, "handle() is called while running()"
+        legacy = tuple(r for r in self.revisions if r in LEGACY_REVISIONS)
+        connection = self._connection(self._tg, decision.principal, legacy)
+        session = SseSession(decision.session_id, connection)
+        self.sse_sessions[decision.session_id] = session
+        self.endpoint.bind_sse(decision.session_id, connection.session)
+        stream = session.stream
+        try:
+            await out.watched(
+                lambda: self._write_sse(out, stream, decision.headers, decision.first)
+            )
+        finally:
+            self.endpoint.end_session(decision.session_id)
+            self._end(decision.session_id)
+
+    async def _open_stream(self, out: Responder, decision: OpenStream) -> None:
+        session = self.sessions.get(decision.session_id)
+        stream = session.streams.get(decision.stream_id) if session is not None else None
+        now = anyio.current_time()
+        self.endpoint.attach(decision.session_id, decision.stream_id, now)
+        try:
+            await self._stream_events(out, stream, decision)
+        finally:
+            if stream is not None:
+                stream.attached = False
+                stream.items.clear()
+            self.endpoint.detach(decision.session_id, decision.stream_id, anyio.current_time())
+
+    # --- writing answers -----------------------------------------------------------------
+
+    async def _answer(self, out: Responder, stream: Stream, decision: Dispatch) -> None:
+        # The answer to a dispatched request, JSON or SSE, with the client watched
+        # meanwhile: one that hangs up raises PeerGone.
+        await out.watched(lambda: self._write_answer(out, stream, decision))
+
+    async def _write_answer(self, out: Responder, stream: Stream, decision: Dispatch) -> None:
+        # Every wait for the application watches for a hang-up first (out.watch).
+        if stream.mode is None or (stream.mode == "json" and stream.response is None):
+            out.watch()
+            while stream.mode is None:
+                await stream.wait()
+            while stream.mode == "json" and stream.response is None:
+                await stream.wait()
+        if stream.mode == "json":
+            assert stream.response is not None
+            message, data = stream.response
+            await out.reply(self.endpoint.json_reply(decision, message, data))
+            return
+        first = decision.priming
+        if first is None:
+            # Nothing to say before the first event: wait for it, so that it goes
+            # with the head (a quiet handler's client still gets the head, and a
+            # keep-alive comment, after sse_ping).
+            first = b""
+            if not stream.items and not stream.done:
+                out.watch()
+                with anyio.move_on_after(self.timeouts.sse_ping) as quiet:
+                    await stream.wait()
+                if quiet.cancelled_caught:
+                    first = b":\n\n"
+        head = (*SSE_HEADERS, *decision.headers)
+        await self._write_sse(out, stream, head, first + stream.take())
+
+    async def _stream_events(
+        self, out: Responder, stream: Stream | None, decision: OpenStream
+    ) -> None:
+        # A GET stream: the replay, then the live stream if it goes on.
+        first = (decision.priming or b"") + b"".join(decision.replay)
+        if stream is None:
+            # Resuming a stream that has ended: the replay is all there is.
+            await out.reply(Reply(200, decision.headers, first))
+            return
+        stream.attached = True
+        live = stream
+        await out.watched(lambda: self._write_sse(out, live, decision.headers, first + live.take()))
+
+    async def _write_sse(self, out: Responder, stream: Stream, head: Headers, first: bytes) -> None:
+        # What is there goes with the head, and a stream that is complete by then
+        # (a response that came at once) is one write.
+        data = first + stream.take() if stream.items else first
+        if stream.done and not stream.overflow:
+            await out.start(200, head, data, end=True)
+            return
+        await out.start(200, head, data)
+        while True:
+            if stream.items:
+                data = stream.take()
+                if stream.done and not stream.overflow and not stream.items:
+                    await out.end(data)
+                    return
+                await out.send(data)
+                continue
+            if stream.done or stream.overflow:
+                break
+            out.watch()
+            with anyio.move_on_after(self.timeouts.sse_ping) as quiet:
+                await stream.wait()
+            if quiet.cancelled_caught:
+                await out.send(b":\n\n")
+        if stream.overflow:
+            raise PeerGone
+        await out.end()

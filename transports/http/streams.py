@@ -1,0 +1,258 @@
+# Where each outgoing message of an HTTP-served session goes.
+#
+# A `_Stream` is one HTTP answer in the making: the JSON body or the SSE events of
+# one POST, or a session's standalone GET stream. The driver's sink runs
+# synchronously inside the session's flush; it only queues bytes on the right
+# stream and wakes its writer, the connection task that owns the socket.
+#
+# Routing (2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6
+# and "Listening for Messages from the Server"): a response goes to the stream of
+# the POST that carried its request, and ends that stream; a message the driver
+# says is `related` to a request (its progress, logs, questions to the client)
+# goes to that request's stream; anything else goes to the standalone stream.
+# A legacy stream whose client went away keeps collecting events in the event
+# store (they are numbered and kept there, not queued), so that a GET with
+# Last-Event-ID can replay them and take the stream over.
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+import anyio
+import anyio.lowlevel
+
+from mcp_core import ErrorResponse, Message, RequestId, Response, encode_event
+from mcp_core.http.decisions import Dispatch
+from mcp_core.http.server import HttpEndpoint
+from mcp_core.http.sessions import STANDALONE_STREAM
+
+from ..driver import Sink, encode_for_peer
+from ..server_connection import ServerConnection
+
+__all__ = ["LegacySession", "SseSession", "Stream", "modern_sink"]
+
+MAX_QUEUED_EVENTS: Final = 1024
+"""Events a stream holds for a client that reads too slowly; past this its
+connection is dropped (a legacy client can resume from the event store)."""
+
+
+class Stream:
+    """One answer being written: JSON once, or SSE events as they come.
+
+    Attributes:
+        session_id: the legacy session, or None (2026-07-28).
+        stream_id: its id within the session, for event ids.
+        request_id: the request whose response ends it; None for the
+            standalone stream, which ends with its session.
+        mode: None until decided, then "json" or "sse".
+        json_only: the answer must be JSON (others go to the standalone stream).
+        response: the final message and its bytes, for a JSON answer.
+        items: SSE events waiting to be written.
+        done: the final message is queued: end after writing what is queued.
+        attached: a connection is writing this stream.
+        overflow: the client read too slowly; its connection is dropped.
+        early: called when a message is queued before the stream's end, for a
+            stream whose writer is busy running the request's handler.
+    """
+
+    __slots__ = (
+        "_wake",
+        "attached",
+        "done",
+        "early",
+        "items",
+        "json_only",
+        "mode",
+        "overflow",
+        "request_id",
+        "response",
+        "session_id",
+        "stream_id",
+    )
+
+    def __init__(
+        self,
+        session_id: str | None,
+        stream_id: str | None,
+        request_id: RequestId | None,
+        mode: str | None = None,
+        json_only: bool = False,
+    ) -> None:
+        self.session_id = session_id
+        self.stream_id = stream_id
+        self.request_id = request_id
+        self.mode = mode
+        self.json_only = json_only
+        self.response: tuple[Message, bytes] | None = None
+        self.items: list[bytes] = []
+        self.done = False
+        self.attached = False
+        self.overflow = False
+        self.early: Callable[[], None] | None = None
+        # The writer's event, made when it first waits: an idle session's
+        # standalone stream then costs no event. True: woken with nobody waiting.
+        self._wake: anyio.Event | bool | None = None
+
+    def wake(self) -> None:
+        wake = self._wake
+        if wake is None:
+            self._wake = True
+        elif wake is not True:
+            assert isinstance(wake, anyio.Event)
+            wake.set()
+
+    async def wait(self) -> None:
+        """Wait for something new (a message, the end)."""
+        wake = self._wake
+        if wake is True:
+            self._wake = None
+            await anyio.lowlevel.checkpoint()
+            return
+        if wake is None:
+            wake = self._wake = anyio.Event()
+        assert isinstance(wake, anyio.Event)
+        await wake.wait()
+        self._wake = None
+
+    def take(self) -> bytes:
+        """Everything queued, as one write."""
+        data = b"".join(self.items)
+        self.items.clear()
+        return data
+
+    def put(self, endpoint: HttpEndpoint, message: Message, final: bool) -> None:
+        """Queue one message; ``final``: it is the response that ends the stream."""
+        if self.done:
+            return
+        data = encode_for_peer(message)
+        if self.mode is None:
+            # Answer JSON when the response is the first thing to say, else SSE.
+            self.mode = "json" if final else "sse"
+        if self.mode == "json":
+            self.response = (message, data)
+            self.done = True
+        else:
+            self.push(endpoint.event(self.session_id, self.stream_id, data))
+            self.done = final
+            if not final and self.early is not None:
+                self.early()
+        self.wake()
+
+    def push(self, event: bytes) -> None:
+        """Queue one encoded SSE event, if a connection is writing the stream."""
+        if self.attached:
+            self.items.append(event)
+            if len(self.items) > MAX_QUEUED_EVENTS:
+                self.overflow = True
+        self.wake()
+
+    def finish(self) -> None:
+        """End the stream without a response (the session ended)."""
+        self.done = True
+        self.wake()
+
+
+def _is_answer(message: Message) -> bool:
+    kind = type(message)
+    return kind is Response or kind is ErrorResponse
+
+
+def modern_sink(endpoint: HttpEndpoint, stream: Stream) -> Sink:
+    """The driver sink of a 2026-07-28 request's own connection: everything it
+    sends belongs to that request's stream (notifications before the response,
+    or a subscriptions/listen stream's notifications)."""
+
+    def sink(messages: list[Message], related: RequestId | None) -> None:
+        for message in messages:
+            final = _is_answer(message) and message.id == stream.request_id  # type: ignore[union-attr]
+            stream.put(endpoint, message, final)
+
+    return sink
+
+
+class LegacySession:
+    """A legacy-era HTTP session: its ServerConnection and its live streams."""
+
+    def __init__(
+        self, session_id: str, connection: ServerConnection, endpoint: HttpEndpoint
+    ) -> None:
+        self.id = session_id
+        self.connection = connection
+        self.endpoint = endpoint
+        self.standalone = Stream(session_id, STANDALONE_STREAM, None, mode="sse")
+        #: Unfinished streams by stream id (the standalone one included).
+        self.streams: dict[str, Stream] = {STANDALONE_STREAM: self.standalone}
+        self._by_request: dict[RequestId, Stream] = {}
+        connection.driver.attach(self._sink)
+
+    def open(self, dispatch: Dispatch) -> Stream:
+        """The stream for a dispatched request; registered before the body is fed,
+        since the session may answer at once (ping)."""
+        assert dispatch.request_id is not None and dispatch.stream_id is not None
+        stream = Stream(
+            self.id,
+            dispatch.stream_id,
+            dispatch.request_id,
+            mode="sse" if dispatch.sse else ("json" if dispatch.json_only else None),
+            json_only=dispatch.json_only,
+        )
+        stream.attached = True  # the POST's connection waits for it
+        self.streams[dispatch.stream_id] = stream
+        self._by_request[dispatch.request_id] = stream
+        return stream
+
+    def abandon(self, stream: Stream) -> None:
+        """Its client left before anything identified the stream to it (no event
+        id was sent): nobody can resume it, so forget it."""
+        self.streams.pop(stream.stream_id or "", None)
+        if self._by_request.get(stream.request_id or "") is stream:
+            del self._by_request[stream.request_id or ""]
+        stream.finish()
+
+    def _sink(self, messages: list[Message], related: RequestId | None) -> None:
+        for message in messages:
+            answer = _is_answer(message)
+            key = message.id if answer else related  # type: ignore[union-attr]
+            stream = self._by_request.get(key) if key is not None else None
+            if stream is None:
+                if answer:
+                    continue  # its stream was abandoned: nobody can receive it
+                stream = self.standalone
+            elif not answer and stream.json_only:
+                stream = self.standalone
+            final = answer and stream.request_id == key
+            stream.put(self.endpoint, message, final)
+            if final:
+                del self._by_request[key]  # type: ignore[arg-type]
+                self.streams.pop(stream.stream_id or "", None)
+
+    def close(self) -> None:
+        """End the session: stop serving it and end every stream."""
+        self.connection.close()
+        for stream in list(self.streams.values()):
+            stream.finish()
+        self.streams.clear()
+        self._by_request.clear()
+
+
+class SseSession:
+    """A session of the deprecated HTTP+SSE transport (2024-11-05): one
+    ServerConnection whose every message goes on the session's one stream, as a
+    ``message`` event (basic/transports.mdx "HTTP with SSE")."""
+
+    def __init__(self, session_id: str, connection: ServerConnection) -> None:
+        self.id = session_id
+        self.connection = connection
+        self.stream = Stream(session_id, None, None, mode="sse")
+        self.stream.attached = True
+        connection.driver.attach(self._sink)
+
+    def _sink(self, messages: list[Message], related: RequestId | None) -> None:
+        for message in messages:
+            self.stream.push(encode_event(encode_for_peer(message), event="message"))
+
+    def close(self) -> None:
+        """End the session: stop serving it and end its stream."""
+        self.connection.close()
+        self.stream.finish()

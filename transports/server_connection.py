@@ -1,0 +1,163 @@
+# Serving a Server (mcp_core's application layer) on one connection.
+#
+# A ServerConnection is a ServerSession plus a Driver plus the application: every
+# RequestReceived becomes `Server.dispatch(event, Context(...))` in its own task,
+# and the Context's Peer is implemented here on top of the driver:
+#
+#   progress  -> ServerSession.send_progress (dropped when no token was given)
+#   log       -> notifications/message, related to the request
+#   request   -> a server-to-client request (legacy era only; the Context turns
+#                asks into multi round-trip results in 2026-07-28 by itself)
+#
+# Registry changes (tools added at run time, resource_updated) reach the client
+# through `Server.watch` and `ServerSession.publish`, which decides who wants them.
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import anyio
+from anyio.abc import ObjectStream, TaskGroup
+from msgspec import UNSET
+
+from mcp_core import (
+    DEFAULT_LIMITS,
+    REVISIONS,
+    Context,
+    Event,
+    Limits,
+    ProtocolViolation,
+    RequestId,
+    RequestReceived,
+    Server,
+    ServerSession,
+)
+from mcp_core.types import LoggingMessageNotificationParams
+
+from .driver import DEFAULT_MAX_CONCURRENCY, Driver, pump
+
+__all__ = ["ServerConnection", "serve_stream"]
+
+log = logging.getLogger("mcp_core.server")
+
+
+class _RequestPeer:
+    """The Context's link to the client, for one request."""
+
+    __slots__ = ("driver", "request_id")
+
+    def __init__(self, driver: Driver, request_id: RequestId) -> None:
+        self.driver = driver
+        self.request_id = request_id
+
+    async def send_progress(
+        self, progress: float, total: float | None, message: str | None
+    ) -> None:
+        driver = self.driver
+        if not driver.closed and driver.session.send_progress(
+            self.request_id, progress, total, message
+        ):
+            driver.flush(self.request_id)
+
+    async def send_log(self, level: str, data: Any, logger: str | None) -> None:
+        params = LoggingMessageNotificationParams(
+            level=level,  # type: ignore[arg-type]
+            data=data,
+            logger=UNSET if logger is None else logger,
+        )
+        if not self.driver.closed:
+            self.driver.notify("notifications/message", params, related=self.request_id)
+
+    async def request(self, method: str, params: Any) -> Any:
+        return await self.driver.request(method, params, related=self.request_id)
+
+
+class ServerConnection:
+    """One client connection served by ``server``.
+
+    Args:
+        server: the application.
+        task_group: where the connection's tasks run.
+        revisions: protocol revisions to serve (default all, both eras).
+        principal: who the transport authenticated the client as, if anyone;
+            binds 2026-07-28 ``requestState`` to them.
+        limits: message size and nesting limits.
+        max_concurrency: requests served at once.
+    """
+
+    def __init__(
+        self,
+        server: Server,
+        task_group: TaskGroup,
+        *,
+        revisions: tuple[str, ...] = REVISIONS,
+        principal: str | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    ) -> None:
+        self.server = server
+        self.principal = principal
+        self.session = ServerSession(server.config(revisions=revisions), limits)
+        self.driver = Driver(
+            self.session,
+            task_group,
+            handle_request=self._handle,
+            handle_event=self._on_event,
+            max_concurrency=max_concurrency,
+        )
+        self._unwatch = server.watch(self._publish)
+
+    async def _handle(self, event: RequestReceived) -> Any:
+        ctx = Context(
+            event, _RequestPeer(self.driver, event.id), now=time.time(), principal=self.principal
+        )
+        return await self.server.dispatch(event, ctx)
+
+    def _on_event(self, event: Event) -> None:
+        if type(event) is ProtocolViolation:
+            log.debug("client broke the protocol: %s (%s)", event.message, event.code)
+
+    def _publish(self, method: str, params: Any) -> None:
+        if self.driver.closed:
+            self._unwatch()
+            return
+        if self.session.publish(method, params):
+            self.driver.flush()
+
+    def close(self) -> None:
+        """Stop serving: cancel handlers, stop watching the registry."""
+        self._unwatch()
+        self.driver.close("the server closed the connection")
+
+
+async def serve_stream(
+    server: Server,
+    stream: ObjectStream[Any],
+    *,
+    objects: bool = False,
+    revisions: tuple[str, ...] = REVISIONS,
+    limits: Limits = DEFAULT_LIMITS,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+) -> None:
+    """Serve ``server`` on one message stream until the client goes away.
+
+    Args:
+        server: the application.
+        stream: whole messages as JSON bytes (stdio, a socket with framing), or
+            Message objects with ``objects=True``.
+        objects: the stream carries Message objects.
+        revisions: protocol revisions to serve.
+        limits: message size and nesting limits.
+        max_concurrency: requests served at once.
+    """
+    async with anyio.create_task_group() as tg:
+        connection = ServerConnection(
+            server, tg, revisions=revisions, limits=limits, max_concurrency=max_concurrency
+        )
+        try:
+            await pump(connection.driver, stream, objects=objects)
+        finally:
+            connection.close()
+            tg.cancel_scope.cancel()

@@ -1,0 +1,743 @@
+"""The stdio transport's byte layer: whole messages over pipes, for servers and clients.
+
+Theory of operation
+-------------------
+MCP's stdio binding is one JSON-RPC message per line on a child process's standard streams
+(spec 2025-11-25 basic/transports, "stdio"; 2026-07-28 basic/transports/stdio). This module
+turns those byte pipes into an anyio `ObjectStream` of whole messages and leaves everything
+else (codec, sessions, the runtime) to its callers.
+
+`StdioStream` is the one stream class. It wraps a pair of POSIX file descriptors:
+
+* Reading: ``receive()`` returns the next complete line without its terminator, as
+  ``bytes``, or a `mcp_core.LineTooLong` marker for a line over ``max_line_bytes`` (its bytes
+  are discarded as they arrive, never buffered whole; the runtime answers the marker with a
+  -32700 parse error whose id is null). At end of input it raises `anyio.EndOfStream`. Lines
+  are cut by `mcp_core.LineFramer`, so partial lines, CRLF endings and blank lines are handled
+  once, in the sans-IO core ("Messages are delimited by newlines", both pages above).
+* Writing: ``send(data)`` writes ``data`` plus ``b"\\n"`` (`mcp_core.frame_line` refuses a
+  message with an embedded newline: "MUST NOT contain embedded newlines", same pages).
+* I/O is non-blocking on both anyio backends, with no thread: the descriptors are put in
+  ``O_NONBLOCK`` mode (their previous flags are restored when the stream lets go of them),
+  every read or write is tried first, and only ``EAGAIN`` makes the task wait in
+  `anyio.wait_readable` / `anyio.wait_writable` (anyio >= 4.7 takes a plain fd on asyncio and
+  trio alike). Trying first also makes regular files and ``/dev/null`` work, which epoll
+  cannot watch but which never return ``EAGAIN``. Reads take 64 KiB at a time, the default
+  capacity of a Linux pipe, so one system call empties a full pipe.
+* A write may be partial: the rest is written when the pipe drains. If a send is cancelled
+  after part of a message went out, the line on the wire is torn; the stream then refuses
+  further sends with `anyio.BrokenResourceError` rather than glue the next message onto the
+  fragment. A reader that closed its end gives ``EPIPE``, also `anyio.BrokenResourceError`.
+* ``send_batch_nowait(items)`` writes from synchronous code, for callers that would otherwise
+  hand every message to a writer task: what the pipe does not take at once is kept and goes
+  out first with the next ``send`` or ``send_batch``.
+* ``aclose()`` wakes any task waiting on the descriptors (it gets
+  `anyio.ClosedResourceError`) before it restores flags and closes them, so no readiness
+  registration outlives its descriptor.
+
+Server side, `stdio_server_stream` serves on this process's stdin and stdout, which must carry
+nothing but MCP messages ("The server MUST NOT write anything to its stdout that is not a valid
+MCP message", both pages). While it is active:
+
+* the wire uses private duplicates of fds 0 and 1;
+* fd 1 is pointed at stderr, so output from C code or from child processes (which inherit fd
+  1) goes to the log, where the server MAY write (same pages), and ``sys.stdout`` is
+  ``sys.stderr``, so a stray ``print`` does too; anything Python had buffered for stdout
+  before serving began is flushed there as well, not onto the wire;
+* fd 0 is ``/dev/null``, so a child process cannot swallow client messages, and never
+  inherits a non-blocking stdin (a common cause of spurious ``EAGAIN`` in children).
+
+On exit everything is put back (descriptors, flags, ``sys.stdout``). ``send_eof()`` closes
+the wire's stdout for good, which lets the server end the session first ("The server MAY
+initiate shutdown by closing its output stream", 2025-11-25 basic/lifecycle, "Shutdown";
+2026-07-28 basic/transports/stdio, "Shutdown"); fd 1 then stays on stderr after exit.
+
+Client side, `open_stdio_process` launches the server ("The client launches the MCP server as
+a subprocess", both transport pages) on pipes this module creates, so its end of the pipes is
+the same `StdioStream`. The child gets its own session and process group, so it can be
+signalled with everything it started. Its stderr is, by choice, inherited (forwarded to ours),
+given to a per-line callback, or sent to any descriptor such as ``subprocess.DEVNULL`` (the
+client "MAY capture, forward, or ignore the server's stderr", both pages). Its environment is
+a short list of harmless variables from ours (`INHERITED_ENV_VARS`) with ``env`` laid over
+it, so API keys and other secrets in the client's environment do not leak into third-party
+servers by default; pass ``env=os.environ`` to hand over everything.
+
+When the child exits, the stream reads what is left in the pipe and then reports
+`anyio.EndOfStream`, even if a grandchild still holds the pipe's write end open.
+
+Shutdown follows 2025-11-25 basic/lifecycle, "Shutdown" / "stdio" and 2026-07-28
+basic/transports/stdio, "Shutdown": close the child's stdin, wait up to ``shutdown_timeout``
+for it to exit (draining its stdout meanwhile, so it cannot block on a full pipe), then send
+SIGTERM to its process group and wait again, then SIGKILL the group. Once the ladder has
+escalated, the group gets SIGKILL after the SIGTERM wait even if the child itself has exited,
+so helpers that ignored SIGTERM go too. A child that exits on its own is not signalled, and
+neither are processes it leaves behind.
+
+POSIX only: non-blocking pipes, process groups and signals have no Windows equivalent here.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
+from typing import Final
+
+import anyio
+import anyio.lowlevel
+from anyio.abc import ObjectStream, Process
+
+from mcp_core import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong, frame_line
+
+__all__ = [
+    "DEFAULT_SHUTDOWN_TIMEOUT",
+    "INHERITED_ENV_VARS",
+    "READ_CHUNK_BYTES",
+    "StdioProcess",
+    "StdioStream",
+    "open_stdio_process",
+    "stdio_server_stream",
+]
+
+READ_CHUNK_BYTES: Final = 64 * 1024
+"""Bytes asked for per read: the default capacity of a Linux pipe, emptied in one call."""
+
+DEFAULT_SHUTDOWN_TIMEOUT: Final = 2.0
+"""Seconds each shutdown step waits for the child before escalating.
+
+The spec asks for "a reasonable time" (2025-11-25 basic/lifecycle, "Shutdown"). Two seconds is
+what the official Python SDK waits; a server that honours stdin EOF exits in milliseconds."""
+
+INHERITED_ENV_VARS: Final = (
+    "HOME",
+    "LOGNAME",
+    "PATH",
+    "SHELL",
+    "TERM",
+    "USER",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TMPDIR",
+    "TZ",
+)
+"""Variables a launched server inherits from our environment, when set.
+
+Enough to find programs, a home directory, a locale and a temp directory; nothing that tends
+to hold a credential. The official SDKs inherit a similar list for the same reason."""
+
+
+def _set_nonblocking(fd: int) -> int:
+    flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    if not flags & os.O_NONBLOCK:
+        fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
+    return flags
+
+
+class _Pipe:
+    """One direction of a non-blocking descriptor, with at most one task waiting on it."""
+
+    __slots__ = (
+        "_flags",
+        "_idle",
+        "_scope",
+        "backlog",
+        "closed",
+        "fd",
+        "fd_closed",
+        "source_gone",
+        "torn",
+    )
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._flags = _set_nonblocking(fd)
+        self._scope: anyio.CancelScope | None = None
+        self._idle: anyio.Event | None = None
+        self.closed = False
+        self.fd_closed = False
+        #: Set once the writer is known to be gone: EAGAIN then means end of input.
+        self.source_gone = False
+        #: Set when a write stopped partway through a message.
+        self.torn = False
+        #: What `write_nowait` could not write yet; the next write sends it first.
+        self.backlog = b""
+
+    async def _wait(self, readable: bool) -> None:
+        idle = self._idle = anyio.Event()
+        try:
+            with anyio.CancelScope() as self._scope:
+                if readable:
+                    await anyio.wait_readable(self.fd)
+                else:
+                    await anyio.wait_writable(self.fd)
+        finally:
+            self._scope = None
+            self._idle = None
+            idle.set()
+
+    def end_of_source(self) -> None:
+        """Note that the writer has gone; a pending wait ends and EAGAIN now means EOF."""
+        self.source_gone = True
+        if self._scope is not None:
+            self._scope.cancel()
+
+    async def release(self, *, close: bool) -> None:
+        """Stop using the descriptor: wake its waiter, restore its flags, maybe close it."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._scope is not None:
+            self._scope.cancel()
+        if self._idle is not None:
+            with anyio.CancelScope(shield=True):
+                await self._idle.wait()
+        with suppress(OSError):
+            fcntl.fcntl(self.fd, fcntl.F_SETFL, self._flags)
+        if close:
+            os.close(self.fd)
+            self.fd_closed = True
+
+    async def read(self) -> bytes:
+        """Return the next chunk, or ``b""`` at end of input."""
+        while True:
+            if self.closed:
+                raise anyio.ClosedResourceError
+            try:
+                return os.read(self.fd, READ_CHUNK_BYTES)
+            except BlockingIOError:
+                if self.source_gone:
+                    return b""
+            except OSError as exc:  # EIO from a hung-up terminal, ECONNRESET from a socket
+                raise anyio.BrokenResourceError from exc
+            await self._wait(readable=True)
+
+    def write_nowait(self, data: bytes) -> bool:
+        """Write what the descriptor takes now; keep the rest as the backlog.
+
+        Returns True if nothing is left over.
+        """
+        if self.closed:
+            raise anyio.ClosedResourceError
+        if not self.backlog:
+            try:
+                data = data[os.write(self.fd, data) :]
+            except BlockingIOError:
+                pass
+            except OSError as exc:  # EPIPE: the reader closed its end
+                raise anyio.BrokenResourceError from exc
+        self.backlog += data
+        return not self.backlog
+
+    async def write_all(self, data: bytes) -> None:
+        """Write the backlog and all of ``data``, waiting while the descriptor is full."""
+        # A backlog is the rest of a message whose start is on the wire already.
+        owed = bool(self.backlog)
+        if owed:
+            data, self.backlog = self.backlog + data, b""
+        view = memoryview(data)
+        try:
+            while True:
+                if self.closed:
+                    raise anyio.ClosedResourceError
+                try:
+                    view = view[os.write(self.fd, view) :]
+                except BlockingIOError:
+                    pass
+                except OSError as exc:  # EPIPE: the reader closed its end
+                    raise anyio.BrokenResourceError from exc
+                if not view:
+                    return
+                await self._wait(readable=False)
+        except BaseException:
+            if owed or len(view) < len(data):
+                self.torn = True
+            raise
+
+
+class StdioStream(ObjectStream[bytes | LineTooLong]):
+    """Newline-delimited messages over a pair of non-blocking POSIX file descriptors.
+
+    Items received are whole messages: ``bytes`` without the line terminator, or a
+    `LineTooLong` marker for a line over ``max_line_bytes``. Items sent are ``bytes``, one
+    message each. One task may receive while another sends; two tasks receiving (or two
+    sending) at once get `anyio.BusyResourceError`.
+
+    The descriptors are switched to non-blocking mode at construction, and their flags are
+    restored when the stream releases them (``aclose``, or ``send_eof`` for the write side).
+    The stream works over pipes, sockets, terminals and regular files.
+    """
+
+    def __init__(
+        self,
+        read_fd: int,
+        write_fd: int,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        close_fds: bool = True,
+    ) -> None:
+        """Wrap two descriptors.
+
+        Args:
+            read_fd: Descriptor the peer's messages arrive on.
+            write_fd: Descriptor our messages leave on. May equal ``read_fd`` (a socket).
+            max_line_bytes: Largest accepted incoming message, terminator excluded.
+            close_fds: Close both descriptors on ``aclose``. ``send_eof`` closes
+                ``write_fd`` regardless, because a pipe's reader only sees end of input
+                once the write end is closed.
+
+        Raises:
+            ValueError: If ``max_line_bytes`` is less than 1.
+            OSError: If a descriptor is not open.
+        """
+        self._framer = LineFramer(max_line_bytes)
+        self._pending: deque[bytes | LineTooLong] = deque()
+        # Two objects even for one descriptor: a read and a write may wait at the same time.
+        # Flags are restored in the reverse order they were saved (write side first), which
+        # also puts a description shared by both sides (a terminal, a socket) back right.
+        self._in = _Pipe(read_fd)
+        self._out = _Pipe(write_fd)
+        self._same_fd = read_fd == write_fd
+        self._close_fds = close_fds
+        self._receive_guard = anyio.ResourceGuard("reading from")
+        self._send_guard = anyio.ResourceGuard("writing to")
+        self._eof = False
+        self._closed = False
+
+    @property
+    def buffered_bytes(self) -> int:
+        """Bytes of an incomplete line held in memory (never above ``max_line_bytes + 1``)."""
+        return self._framer.buffered_bytes
+
+    async def receive(self) -> bytes | LineTooLong:
+        """Return the next message.
+
+        Returns:
+            The message's bytes without ``\\n`` or ``\\r\\n``, or `LineTooLong` when a line
+            went over the cap (the stream goes on with the line after it). Blank lines are
+            skipped. A final line without a newline is still returned at end of input.
+
+        Raises:
+            anyio.EndOfStream: The peer closed its end and every message was returned.
+            anyio.ClosedResourceError: The stream was closed, before or during the call.
+            anyio.BrokenResourceError: Reading failed (the descriptor is unusable).
+            anyio.BusyResourceError: Another task is already receiving.
+
+        If cancelled, no message is lost: a partial line stays buffered for the next call.
+        """
+        with self._receive_guard:
+            await anyio.lowlevel.checkpoint()
+            pending = self._pending
+            while True:
+                if self._closed:
+                    raise anyio.ClosedResourceError
+                if pending:
+                    return pending.popleft()
+                if self._eof:
+                    raise anyio.EndOfStream
+                chunk = await self._in.read()
+                if chunk:
+                    pending.extend(self._framer.feed(chunk))
+                else:
+                    self._eof = True
+                    pending.extend(self._framer.close())
+
+    async def receive_batch(self) -> list[bytes | LineTooLong]:
+        """Return every message already read, waiting for at least one.
+
+        What `receive` does, for a whole read's worth of messages at once: one
+        checkpoint per batch instead of per message (the runtime's reader uses it).
+        Raises what `receive` raises.
+        """
+        with self._receive_guard:
+            await anyio.lowlevel.checkpoint()
+            pending = self._pending
+            while True:
+                if self._closed:
+                    raise anyio.ClosedResourceError
+                if pending:
+                    batch = list(pending)
+                    pending.clear()
+                    return batch
+                if self._eof:
+                    raise anyio.EndOfStream
+                chunk = await self._in.read()
+                if chunk:
+                    pending.extend(self._framer.feed(chunk))
+                else:
+                    self._eof = True
+                    pending.extend(self._framer.close())
+
+    async def send_batch(self, items: Sequence[bytes]) -> None:
+        """Write several messages, each with its newline, in as few writes as the pipe
+        allows. Raises what `send` raises; nothing is written if one is invalid."""
+        data = b"".join([frame_line(item) for item in items])
+        with self._send_guard:
+            await anyio.lowlevel.checkpoint()
+            out = self._out
+            if out.closed:
+                raise anyio.ClosedResourceError
+            if out.torn:
+                raise anyio.BrokenResourceError("an earlier send stopped in mid-message")
+            await out.write_all(data)
+
+    def send_batch_nowait(self, items: Sequence[bytes]) -> bool:
+        """Write several messages, each with its newline, without waiting.
+
+        What the descriptor does not take at once is kept, and the next `send` or
+        `send_batch` writes it before anything else (``send_batch([])`` only that).
+        A caller that sends from synchronous code (the runtime's sink) saves the
+        trip through a writer task while the pipe has room, which it nearly always
+        has.
+
+        Returns:
+            True if everything was written; False if part of it is kept.
+
+        Raises:
+            What `send_batch` raises, with nothing written; `anyio.BusyResourceError`
+            if another task is sending.
+        """
+        data = b"".join([frame_line(item) for item in items])
+        with self._send_guard:
+            out = self._out
+            if out.closed:
+                raise anyio.ClosedResourceError
+            if out.torn:
+                raise anyio.BrokenResourceError("an earlier send stopped in mid-message")
+            return out.write_nowait(data)
+
+    async def send(self, item: bytes | LineTooLong) -> None:
+        """Write one message and its newline.
+
+        Args:
+            item: One serialized JSON-RPC message (``LineTooLong`` is only ever received;
+                it is in the signature because anyio streams have one item type).
+
+        Raises:
+            TypeError: If ``item`` is a `LineTooLong` marker.
+            ValueError: If ``item`` contains ``\\n`` or ``\\r``; nothing was written.
+            anyio.BrokenResourceError: The peer closed its end, or an earlier send was
+                interrupted halfway through a message. No later send will succeed.
+            anyio.ClosedResourceError: The stream, or its write side, was closed.
+            anyio.BusyResourceError: Another task is already sending.
+
+        If cancelled before any byte was written, the stream is unchanged; if cancelled
+        after part of the message was written, the stream is broken for sending.
+        """
+        if isinstance(item, LineTooLong):
+            raise TypeError("LineTooLong is a received marker, not a message to send")
+        data = frame_line(item)
+        with self._send_guard:
+            await anyio.lowlevel.checkpoint()
+            out = self._out
+            if out.closed:
+                raise anyio.ClosedResourceError
+            if out.torn:
+                raise anyio.BrokenResourceError("an earlier send stopped in mid-message")
+            await out.write_all(data)
+
+    async def send_eof(self) -> None:
+        """Close the write side, so the peer reads end of input; receiving goes on.
+
+        Closes ``write_fd``, unless it is ``read_fd`` too (then only further sends are
+        refused). A send in progress is interrupted with `anyio.ClosedResourceError`.
+        """
+        await self._out.release(close=not self._same_fd)
+
+    async def aclose(self) -> None:
+        """Close the stream, waking any task waiting on it. Idempotent.
+
+        Tasks in ``receive`` or ``send`` get `anyio.ClosedResourceError`.
+        """
+        self._closed = True
+        await self._out.release(close=self._close_fds and not self._same_fd)
+        await self._in.release(close=self._close_fds)
+
+
+# -- server side ------------------------------------------------------------------------------
+
+_serving = False
+
+
+@asynccontextmanager
+async def stdio_server_stream(
+    *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> AsyncIterator[StdioStream]:
+    """Serve on this process's stdin and stdout, keeping everything else off stdout.
+
+    Args:
+        max_line_bytes: Largest accepted incoming message, terminator excluded.
+
+    Yields:
+        A `StdioStream` reading the original stdin and writing the original stdout. Until
+        the block exits, fd 1 and ``sys.stdout`` lead to stderr and fd 0 reads
+        ``/dev/null`` (see the module docstring).
+
+    Raises:
+        RuntimeError: If another ``stdio_server_stream`` is active in this process.
+        OSError: If stdin or stdout is not open.
+    """
+    global _serving
+    if _serving:
+        raise RuntimeError("stdio_server_stream is already active in this process")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    try:
+        wire_in = os.dup(0)
+        try:
+            wire_out = os.dup(1)
+        except OSError:
+            os.close(wire_in)
+            raise
+    except OSError:
+        os.close(devnull)
+        raise
+    saved_stdout = sys.stdout
+    wire_out_closed = False
+    _serving = True
+    try:
+        os.dup2(devnull, 0)
+        try:
+            os.dup2(2, 1)
+        except OSError:  # no stderr: output goes nowhere rather than onto the wire
+            os.dup2(devnull, 1)
+        sys.stdout = sys.stderr
+        if saved_stdout is not None:
+            saved_stdout.flush()  # what print() buffered before we started, now to stderr
+        stream = StdioStream(wire_in, wire_out, max_line_bytes=max_line_bytes, close_fds=False)
+        try:
+            yield stream
+        finally:
+            await stream.aclose()
+            wire_out_closed = stream._out.fd_closed
+    finally:
+        for obj in (sys.stdout, saved_stdout):
+            if obj is not None:
+                with suppress(OSError, ValueError):
+                    obj.flush()
+        os.dup2(wire_in, 0)
+        os.close(wire_in)
+        # After send_eof the wire's stdout is gone; fd 1 stays on stderr.
+        if not wire_out_closed:
+            os.dup2(wire_out, 1)
+            os.close(wire_out)
+        sys.stdout = saved_stdout
+        os.close(devnull)
+        _serving = False
+
+
+# -- client side ------------------------------------------------------------------------------
+
+
+class StdioProcess:
+    """A server launched by `open_stdio_process`: its message stream and its process."""
+
+    def __init__(self, process: Process, stream: StdioStream) -> None:
+        self._process = process
+        #: Messages to and from the server (its stdin and stdout).
+        self.stream = stream
+
+    @property
+    def pid(self) -> int:
+        """The server's process id, which is also its process group id."""
+        return self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status, ``-signum`` if a signal ended it, or None while it runs."""
+        return self._process.returncode
+
+    async def wait(self) -> int:
+        """Wait until the server exits and return its exit status."""
+        return await self._process.wait()
+
+
+def _child_environment(env: Mapping[str, str] | None) -> dict[str, str]:
+    child = {name: os.environ[name] for name in INHERITED_ENV_VARS if name in os.environ}
+    if env is not None:
+        child.update(env)
+    return child
+
+
+@asynccontextmanager
+async def open_stdio_process(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    stderr: Callable[[bytes], object] | int | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT,
+) -> AsyncIterator[StdioProcess]:
+    """Launch a stdio MCP server and stop it on exit.
+
+    Args:
+        argv: The program and its arguments (no shell is involved).
+        env: Variables laid over the inherited ones (`INHERITED_ENV_VARS`); pass
+            ``os.environ`` to give the server our whole environment.
+        cwd: The server's working directory; ours by default.
+        stderr: Where the server's stderr goes. None: to our stderr (inherited). A callable:
+            called with each line, without its ``\\n`` (or ``\\r\\n``), in a task of this
+            context; a line longer than ``max_line_bytes`` arrives in pieces of that size,
+            and an exception from the callable ends the context. An int: a descriptor or
+            ``subprocess.DEVNULL``, given to the server as is.
+        max_line_bytes: Largest accepted message from the server, terminator excluded.
+        shutdown_timeout: Seconds each shutdown step waits before escalating.
+
+    Yields:
+        A `StdioProcess`. Its ``stream`` raises `anyio.EndOfStream` once the server has
+        exited (or closed its stdout) and its last message was received.
+
+    Raises:
+        OSError: If the program cannot be started (``FileNotFoundError``,
+            ``PermissionError``).
+        TypeError: If ``argv`` is a string.
+        ValueError: If ``stderr`` is ``subprocess.PIPE`` or ``subprocess.STDOUT``, or
+            ``max_line_bytes`` is less than 1. Nothing was started.
+
+    On exit, the server is shut down as the spec says (see the module docstring): stdin
+    closed, then SIGTERM, then SIGKILL to its process group, ``shutdown_timeout`` apart. The
+    shutdown runs shielded from cancellation and takes at most four timeouts (the last one
+    waits for the stderr callback to see the server's final lines).
+    """
+    if isinstance(argv, (str, bytes)):
+        raise TypeError("argv must be a sequence of arguments, not a string")
+    if max_line_bytes < 1:
+        raise ValueError("max_line_bytes must be at least 1")
+    if isinstance(stderr, int) and stderr < 0 and stderr != subprocess.DEVNULL:
+        # PIPE would fill up unread; STDOUT would put logs on the wire.
+        raise ValueError("stderr must be None, a callable, DEVNULL or a file descriptor")
+    child_env = _child_environment(env)
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    stderr_r = stderr_w = -1
+    child_stderr: int | None
+    if callable(stderr):
+        stderr_r, stderr_w = os.pipe()
+        child_stderr = stderr_w
+    else:
+        child_stderr = stderr
+    ours = [stdin_w, stdout_r] + ([stderr_r] if stderr_r >= 0 else [])
+    try:
+        process = await anyio.open_process(
+            list(argv),
+            stdin=stdin_r,
+            stdout=stdout_w,
+            stderr=child_stderr,
+            cwd=cwd,
+            env=child_env,
+            start_new_session=True,
+        )
+    except BaseException:
+        for fd in ours:
+            os.close(fd)
+        raise
+    finally:
+        for fd in (stdin_r, stdout_w, stderr_w):
+            if fd >= 0:
+                os.close(fd)
+
+    stream = StdioStream(stdout_r, stdin_w, max_line_bytes=max_line_bytes)
+    err = _Pipe(stderr_r) if stderr_r >= 0 else None
+    err_done = anyio.Event()
+    body_error: BaseException | None = None
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(_watch_exit, process, stream, err)
+        if err is not None and callable(stderr):
+            tg.start_soon(_pump_stderr, err, stderr, max_line_bytes, err_done)
+        else:
+            err_done.set()
+        try:
+            yield StdioProcess(process, stream)
+        except BaseException as exc:
+            # Raised outside the task group below, so the caller gets it unwrapped.
+            body_error = exc
+        finally:
+            with anyio.CancelScope(shield=True):
+                await _shut_down(process, stream, shutdown_timeout, tg)
+                with anyio.move_on_after(shutdown_timeout):
+                    await err_done.wait()
+                tg.cancel_scope.cancel()
+    if body_error is not None:
+        raise body_error
+
+
+async def _watch_exit(process: Process, stream: StdioStream, err: _Pipe | None) -> None:
+    # When the server exits, what it wrote is already in the pipes: read that, then stop,
+    # even if a process it left behind holds the write ends open.
+    await process.wait()
+    stream._in.end_of_source()
+    if err is not None:
+        err.end_of_source()
+
+
+async def _pump_stderr(
+    err: _Pipe, callback: Callable[[bytes], object], cap: int, done: anyio.Event
+) -> None:
+    def deliver(line: bytes) -> None:
+        if len(line) <= cap:
+            callback(line)
+        else:
+            for start in range(0, len(line), cap):
+                callback(line[start : start + cap])
+
+    rest = b""
+    try:
+        while chunk := await err.read():
+            *lines, rest = (rest + chunk).split(b"\n")
+            for line in lines:
+                deliver(line[:-1] if line[-1:] == b"\r" else line)
+            if len(rest) > cap:
+                # Hand on the whole pieces of an unfinished long line; keep 1..cap bytes.
+                cut = (len(rest) - 1) // cap * cap
+                deliver(rest[:cut])
+                rest = rest[cut:]
+        if rest:
+            deliver(rest)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        pass
+    finally:
+        await err.release(close=True)
+        done.set()
+
+
+async def _drain(stream: StdioStream) -> None:
+    # During shutdown, read and drop what the server still writes, so it can't block on a
+    # full stdout pipe instead of noticing that its stdin closed.
+    try:
+        async for _ in stream:
+            pass
+    except (anyio.BusyResourceError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+        pass
+
+
+def _signal_group(pgid: int, signum: int) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
+
+async def _shut_down(
+    process: Process, stream: StdioStream, timeout: float, tg: anyio.abc.TaskGroup
+) -> None:
+    # 2025-11-25 basic/lifecycle "Shutdown" / "stdio"; 2026-07-28 basic/transports/stdio
+    # "Shutdown": close the input stream, wait, SIGTERM, wait, SIGKILL.
+    await stream.send_eof()
+    tg.start_soon(_drain, stream)
+    with anyio.move_on_after(timeout):
+        await process.wait()
+    if process.returncode is None:
+        # The child called setsid(), so its pid is its process group id. The SIGKILL goes
+        # to the group even if the child has exited by now, for members that ignored
+        # SIGTERM; while any member lives the kernel keeps the id from being reused, and if
+        # none does, killpg fails with ESRCH.
+        _signal_group(process.pid, signal.SIGTERM)
+        with anyio.move_on_after(timeout):
+            await process.wait()
+        _signal_group(process.pid, signal.SIGKILL)
+        with anyio.move_on_after(timeout):
+            await process.wait()
+    await stream.aclose()
