@@ -36,8 +36,15 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from mcp_core import Request, Response, decode_message, decode_params, decode_result, encode_message
 from mcp_core.types.server import CallToolRequestParams, CallToolResult, ListToolsResult
+from mcp_core.wire import (
+    Request,
+    Response,
+    decode_message,
+    decode_params,
+    decode_result,
+    encode_message,
+)
 
 from .harness import Case, Settings, run_case
 from .layers import LayerResult, Progress, not_importable

@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from mcp_core import LEGACY_REVISIONS
+from mcp_core.types import LEGACY_REVISIONS
 
 from .bursts import Call, burst, latency_burst, process_cpu
 from .echo_servers import echo_call

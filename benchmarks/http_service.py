@@ -18,7 +18,8 @@ from typing import Any
 
 import anyio
 
-from mcp_core import HttpRequest, HttpServerConfig, Reply
+from mcp_core import HttpServerConfig
+from mcp_core.http import HttpRequest, Reply
 from transports.http.service import HttpService
 
 from .echo_servers import ours

@@ -47,7 +47,7 @@ from typing import Any, Final
 
 import anyio
 
-from mcp_core import LEGACY_REVISIONS
+from mcp_core.types import LEGACY_REVISIONS
 
 from .bursts import Call, burst, latency_burst
 from .echo_servers import echo_call, fastmcp_server, ours, sdk_decorated, sdk_lowlevel
@@ -88,12 +88,12 @@ TEXT: Final = "hello"
 
 
 def _core_clients() -> dict[str, Callable[[], Any]]:
-    from transports import connect
+    from transports import connect_in_memory
 
     return {
-        CORE: lambda: connect(ours()),
-        CORE_LEGACY: lambda: connect(ours(), revisions=LEGACY_REVISIONS),
-        CORE_OBJECTS: lambda: connect(ours(), objects=True),
+        CORE: lambda: connect_in_memory(ours()),
+        CORE_LEGACY: lambda: connect_in_memory(ours(), revisions=LEGACY_REVISIONS),
+        CORE_OBJECTS: lambda: connect_in_memory(ours(), objects=True),
     }
 
 

@@ -50,16 +50,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any, Final
 
-from mcp_core import (
-    ClientConfig,
-    ClientSession,
-    HandshakeCompleted,
-    RequestReceived,
-    ResponseReceived,
-    ServerConfig,
-    ServerSession,
-    encode_message,
-)
+from mcp_core import ClientConfig, ClientSession, ServerConfig, ServerSession
+from mcp_core.session import HandshakeCompleted, RequestReceived, ResponseReceived
 from mcp_core.types import (
     CallToolRequestParams,
     CallToolResult,
@@ -68,6 +60,7 @@ from mcp_core.types import (
     ServerCapabilities,
     TextContent,
 )
+from mcp_core.wire import encode_message
 
 from .harness import Case, CaseResult, Settings, run_case, scaled
 from .layers import LayerResult, Progress, not_importable

@@ -45,7 +45,7 @@ from typing import Any, Final
 
 import anyio
 
-from mcp_core import LEGACY_REVISIONS
+from mcp_core.types import LEGACY_REVISIONS
 from transports.stdio import connect_stdio
 from transports.stdio_streams import StdioStream, open_stdio_process
 

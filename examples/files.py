@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
-from mcp_core import INVALID_PARAMS, Context, McpError, Server
+from mcp_core import Context, McpError, Server
 from mcp_core.types import (
     CallToolRequestParams,
     CallToolResult,
@@ -35,6 +35,7 @@ from mcp_core.types import (
     Tool,
     ToolAnnotations,
 )
+from mcp_core.wire import INVALID_PARAMS
 from transports.stdio import run_stdio
 
 MAX_FILE_BYTES: Final = 1024 * 1024

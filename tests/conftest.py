@@ -1,14 +1,21 @@
-"""Settings every test module shares.
+"""Settings and fixtures every test module shares.
 
 Hypothesis: the properties are about what comes out, never about how fast. On a
 shared or loaded machine (CI runners, a second job on the same two cores), input
 generation and single examples can take longer than Hypothesis's defaults allow,
 which would fail a test for the machine's sake: no per-example deadline, and no
 health check on slow generation. Every other health check stays on.
+
+`anyio_backend`: every async test runs under asyncio and trio.
+
+The helper modules beside this file (`helpers`, `runtime_helpers`, `paths`, ...) are
+imported by plain name from tests at any depth: pytest puts this folder on sys.path
+when it loads this conftest.
 """
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -17,3 +24,8 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("mcp-core")
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)

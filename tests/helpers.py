@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_core import encode_message
 from mcp_core.session.client import ClientConfig, ClientSession
 from mcp_core.session.events import Event
 from mcp_core.session.server import ServerConfig, ServerSession
 from mcp_core.types.base import Implementation, ServerCapabilities
+from mcp_core.wire import encode_message
 
 
 class SessionPair:

@@ -7,23 +7,18 @@ from __future__ import annotations
 import json
 from typing import Any, Final
 
-from mcp_core import (
-    Abort,
-    Action,
-    Closed,
-    Deliver,
-    Fail,
-    Failure,
-    HttpClientConfig,
-    HttpClientEndpoint,
-    Message,
-    Note,
-    Notification,
-    Request,
-    RequestId,
-    Send,
-    encode_event,
+from mcp_core import HttpClientConfig, HttpClientEndpoint
+from mcp_core.http import (
+    AbortExchange,
+    ClientAction,
+    ClientNote,
+    DeliverMessage,
+    EndpointClosed,
+    FailRequest,
+    RequestFailure,
+    SendHttp,
 )
+from mcp_core.wire import Message, Notification, Request, RequestId, encode_event
 
 URL: Final = "http://127.0.0.1:8000/mcp"
 MODERN: Final = "2026-07-28"
@@ -73,44 +68,44 @@ class Wire:
 
     def __init__(self, url: str = URL, **config: Any) -> None:
         self.ep = HttpClientEndpoint(url, HttpClientConfig(**config))
-        self.sends: list[Send] = []
+        self.sends: list[SendHttp] = []
         self.delivered: list[Message | bytes] = []
-        self.failed: dict[RequestId, Failure] = {}
+        self.failed: dict[RequestId, RequestFailure] = {}
         self.aborted: list[int] = []
         self.closed: list[str] = []
         self.notes: list[str] = []
 
-    def apply(self, actions: list[Action]) -> list[Action]:
+    def apply(self, actions: list[ClientAction]) -> list[ClientAction]:
         for action in actions:
-            if isinstance(action, Send):
+            if isinstance(action, SendHttp):
                 self.sends.append(action)
-            elif isinstance(action, Deliver):
+            elif isinstance(action, DeliverMessage):
                 self.delivered.append(action.message)
-            elif isinstance(action, Fail):
+            elif isinstance(action, FailRequest):
                 self.failed[action.request_id] = action.failure
-            elif isinstance(action, Abort):
+            elif isinstance(action, AbortExchange):
                 self.aborted.append(action.exchange)
-            elif isinstance(action, Closed):
+            elif isinstance(action, EndpointClosed):
                 self.closed.append(action.reason)
             else:
-                assert isinstance(action, Note)
+                assert isinstance(action, ClientNote)
                 self.notes.append(action.text)
         return actions
 
-    def send(self, message: Message) -> list[Send]:
+    def send(self, message: Message) -> list[SendHttp]:
         """Send a message; the Sends it caused."""
-        return [a for a in self.apply(self.ep.send(message)) if isinstance(a, Send)]
+        return [a for a in self.apply(self.ep.send(message)) if isinstance(a, SendHttp)]
 
     def answer(
         self,
-        send: Send,
+        send: SendHttp,
         status: int = 200,
         headers: tuple[tuple[str, str], ...] = JSON,
         body: bytes = b"",
         *,
         split: bool = False,
         end: bool = True,
-    ) -> list[Action]:
+    ) -> list[ClientAction]:
         """Answer an exchange: its head, its body (byte by byte with ``split``), its end."""
         actions = self.ep.receive_head(send.exchange, status, headers)
         chunks = [body[i : i + 1] for i in range(len(body))] if split else [body]
@@ -120,7 +115,7 @@ class Wire:
             actions += self.ep.receive_end(send.exchange)
         return self.apply(actions)
 
-    def last(self) -> Send:
+    def last(self) -> SendHttp:
         return self.sends[-1]
 
     def open_session(
@@ -139,7 +134,7 @@ class Wire:
             self.answer(get, listen, (), b"")
 
 
-def header(send: Send, name: str) -> str | None:
+def header(send: SendHttp, name: str) -> str | None:
     found = [value for key, value in send.headers if key == name]
     assert len(found) <= 1, send.headers
     return found[0] if found else None

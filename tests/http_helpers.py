@@ -10,7 +10,8 @@ from typing import Any, Final
 import anyio
 import h11
 
-from mcp_core import Context, Server, ServerSentEvent, SSEParser
+from mcp_core import Context, Server
+from mcp_core.wire import ServerSentEvent, SSEParser
 
 LIMIT: Final = 5.0
 MODERN: Final = "2026-07-28"

@@ -17,23 +17,15 @@ import anyio
 import pytest
 from anyio.streams.stapled import StapledObjectStream
 
-from mcp_core import (
-    LEGACY_REVISIONS,
-    REVISIONS,
-    Message,
-    Notification,
-    Request,
-    RequestId,
-    Server,
-    encode_message,
-)
-from mcp_core.types import CallToolResult, ContentBlock, TextContent
+from mcp_core import REVISIONS, Server
+from mcp_core.types import LEGACY_REVISIONS, CallToolResult, ContentBlock, TextContent
+from mcp_core.wire import Message, Notification, Request, RequestId, encode_message
 from transports import (
     Client,
     Connector,
     Driver,
     ServerConnection,
-    connect,
+    connect_in_memory,
     pump,
     serve_stream,
 )
@@ -49,11 +41,6 @@ LIMIT: Final = 5.0
 """Seconds any one test may wait for anything; a hang fails instead of stalling."""
 
 
-@pytest.fixture(params=["asyncio", "trio"])
-def anyio_backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
 BOTH_ERAS: Final = pytest.mark.parametrize("era", ["legacy", "modern"])
 """Run a test (with an ``era`` argument) in each era."""
 
@@ -64,7 +51,9 @@ async def connected(
 ) -> AsyncIterator[Client]:
     """A client of ``server`` over the in-memory pipe, in ``era``, bounded by LIMIT."""
     with anyio.fail_after(LIMIT):
-        async with connect(server, objects=objects, revisions=ERAS[era], **options) as client:
+        async with connect_in_memory(
+            server, objects=objects, revisions=ERAS[era], **options
+        ) as client:
             assert client.era == era
             yield client
 

@@ -18,7 +18,7 @@ from .http.client import (
     http_connector,
 )
 from .http.server import HttpServer, HttpTimeouts, run_http, serve_http
-from .memory import connect, couple, pipe
+from .memory import connect_in_memory, couple, pipe
 from .server_connection import ServerConnection, serve_stream
 from .stdio import connect_stdio, run_stdio, serve_stdio, stdio_connector
 
@@ -31,7 +31,7 @@ __all__ = [
     "pump",
     "ServerConnection",
     "serve_stream",
-    "connect",
+    "connect_in_memory",
     "couple",
     "pipe",
     "connect_stdio",

@@ -38,23 +38,21 @@ from anyio.abc import TaskGroup
 from msgspec import UNSET, UnsetType
 
 from mcp_core import (
-    DEFAULT_LIMITS,
-    INTERNAL_ERROR,
-    METHOD_NOT_FOUND,
     REVISIONS,
     ClientConfig,
     ClientSession,
+    Limits,
+    McpError,
+    SessionState,
+    __version__,
+)
+from mcp_core.session import (
     ErrorReceived,
     Event,
     HandshakeCompleted,
-    Limits,
-    McpError,
     NotificationReceived,
     ProtocolViolation,
-    RequestId,
     RequestReceived,
-    SessionState,
-    __version__,
 )
 from mcp_core.types import (
     CallToolRequestParams,
@@ -97,6 +95,7 @@ from mcp_core.types import (
     Tool,
     UnsubscribeRequestParams,
 )
+from mcp_core.wire import DEFAULT_LIMITS, INTERNAL_ERROR, METHOD_NOT_FOUND, RequestId
 
 from .driver import DEFAULT_MAX_CONCURRENCY, ConnectionClosed, Driver, ProgressCallback, _now
 

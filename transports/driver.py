@@ -51,29 +51,28 @@ import msgspec
 from anyio.abc import ObjectStream, TaskGroup, TaskStatus
 from msgspec import UNSET, EncodeError
 
-from mcp_core import (
-    INTERNAL_ERROR,
-    ErrorObject,
+from mcp_core import LocalProtocolError, McpError, RemoteProtocolError, SessionState
+from mcp_core.session import (
     ErrorReceived,
-    ErrorResponse,
     Event,
     InputRequired,
-    LineTooLong,
-    LocalProtocolError,
-    McpError,
-    Message,
     ProgressReceived,
-    RemoteProtocolError,
     RequestCancelled,
-    RequestId,
     RequestReceived,
     RequestTimedOut,
-    Response,
     ResponseReceived,
-    SessionState,
-    encode_message,
 )
 from mcp_core.session.base import BaseSession
+from mcp_core.wire import (
+    INTERNAL_ERROR,
+    ErrorObject,
+    ErrorResponse,
+    LineTooLong,
+    Message,
+    RequestId,
+    Response,
+    encode_message,
+)
 
 from .first_wait import watching
 

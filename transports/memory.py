@@ -27,13 +27,14 @@ from typing import Any
 
 import anyio
 
-from mcp_core import DEFAULT_LIMITS, REVISIONS, Limits, Message, RequestId, Server
+from mcp_core import REVISIONS, Limits, Server
+from mcp_core.wire import DEFAULT_LIMITS, Message, RequestId
 
 from .client import Client, Connector
 from .driver import Driver, encode_for_peer
 from .server_connection import ServerConnection
 
-__all__ = ["connect", "couple", "pipe"]
+__all__ = ["connect_in_memory", "couple", "pipe"]
 
 
 def couple(a: Driver, b: Driver, *, objects: bool = False) -> None:
@@ -99,7 +100,7 @@ def pipe(
     return connect_driver
 
 
-def connect(
+def connect_in_memory(
     server: Server,
     *,
     objects: bool = False,

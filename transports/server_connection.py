@@ -22,19 +22,10 @@ import anyio
 from anyio.abc import ObjectStream, TaskGroup
 from msgspec import UNSET
 
-from mcp_core import (
-    DEFAULT_LIMITS,
-    REVISIONS,
-    Context,
-    Event,
-    Limits,
-    ProtocolViolation,
-    RequestId,
-    RequestReceived,
-    Server,
-    ServerSession,
-)
+from mcp_core import REVISIONS, Context, Limits, Server, ServerSession
+from mcp_core.session import Event, ProtocolViolation, RequestReceived
 from mcp_core.types import LoggingMessageNotificationParams
+from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver, pump
 

@@ -23,7 +23,8 @@ from typing import Any
 
 import anyio
 
-from mcp_core import DEFAULT_LIMITS, DEFAULT_MAX_LINE_BYTES, REVISIONS, Limits, Server
+from mcp_core import REVISIONS, Limits, Server
+from mcp_core.wire import DEFAULT_LIMITS, DEFAULT_MAX_LINE_BYTES
 
 from .client import Client, Connector
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver, pump

@@ -15,7 +15,7 @@ else (codec, sessions, the runtime) to its callers.
   -32700 parse error whose id is null). At end of input it raises `anyio.EndOfStream`. Lines
   are cut by `mcp_core.LineFramer`, so partial lines, CRLF endings and blank lines are handled
   once, in the sans-IO core ("Messages are delimited by newlines", both pages above).
-* Writing: ``send(data)`` writes ``data`` plus ``b"\\n"`` (`mcp_core.frame_line` refuses a
+* Writing: ``send(data)`` writes ``data`` plus ``b"\\n"`` (`mcp_core.wire.frame_line` refuses a
   message with an embedded newline: "MUST NOT contain embedded newlines", same pages).
 * I/O is non-blocking on both anyio backends, with no thread: the descriptors are put in
   ``O_NONBLOCK`` mode (their previous flags are restored when the stream lets go of them),
@@ -92,7 +92,7 @@ import anyio
 import anyio.lowlevel
 from anyio.abc import ObjectStream, Process
 
-from mcp_core import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong, frame_line
+from mcp_core.wire import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong, frame_line
 
 __all__ = [
     "DEFAULT_SHUTDOWN_TIMEOUT",

@@ -12,3 +12,99 @@ asks the adapter to do), `client_exchange` (the records of requests in flight),
 refused headers, an older server), `tool_headers` (the `Mcp-Param-*` headers a tool's
 schema asks for), `urls`.
 """
+
+from .client import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    HttpClientConfig,
+    HttpClientEndpoint,
+)
+from .client_actions import (
+    AbortExchange,
+    ClientAction,
+    ClientNote,
+    DeliverMessage,
+    EndpointClosed,
+    FailRequest,
+    HttpOrigin,
+    RequestFailure,
+    SendHttp,
+)
+from .config import (
+    DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_HEADER_BYTES,
+    DEFAULT_MAX_HEADERS,
+    DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+    HttpServerConfig,
+)
+from .decisions import (
+    AuthRefusal,
+    Decision,
+    Dispatch,
+    EndSession,
+    HttpRequest,
+    OpenSseSession,
+    OpenStream,
+    Reply,
+    SendOnStream,
+)
+from .headers import (
+    LOOPBACK_HOSTS,
+    LOOPBACK_ORIGINS,
+    decode_header_value,
+    encode_header_value,
+    header_param_paths,
+)
+from .server import (
+    HttpEndpoint,
+)
+from .sessions import (
+    EventStore,
+    MemoryEventStore,
+)
+from .tool_headers import (
+    tool_header_map,
+)
+from .urls import (
+    resolve_endpoint,
+    split_url,
+)
+
+__all__ = [
+    "DEFAULT_MAX_ANSWER_BYTES",
+    "HttpClientConfig",
+    "HttpClientEndpoint",
+    "AbortExchange",
+    "ClientAction",
+    "ClientNote",
+    "DeliverMessage",
+    "EndpointClosed",
+    "FailRequest",
+    "HttpOrigin",
+    "RequestFailure",
+    "SendHttp",
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_HEADER_BYTES",
+    "DEFAULT_MAX_HEADERS",
+    "DEFAULT_MAX_REQUESTS_IN_FLIGHT",
+    "HttpServerConfig",
+    "AuthRefusal",
+    "Decision",
+    "Dispatch",
+    "EndSession",
+    "HttpRequest",
+    "OpenSseSession",
+    "OpenStream",
+    "Reply",
+    "SendOnStream",
+    "LOOPBACK_HOSTS",
+    "LOOPBACK_ORIGINS",
+    "decode_header_value",
+    "encode_header_value",
+    "header_param_paths",
+    "HttpEndpoint",
+    "EventStore",
+    "MemoryEventStore",
+    "tool_header_map",
+    "resolve_endpoint",
+    "split_url",
+]

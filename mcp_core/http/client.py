@@ -57,7 +57,15 @@ from ..wire.jsonrpc import (
     Response,
     encode_message,
 )
-from .client_actions import Abort, Action, Deliver, Fail, Failure, Note, Send
+from .client_actions import (
+    AbortExchange,
+    ClientAction,
+    ClientNote,
+    DeliverMessage,
+    FailRequest,
+    RequestFailure,
+    SendHttp,
+)
 from .client_answers import (
     json_end,
     listen_end,
@@ -77,7 +85,7 @@ from .client_config import (
     HttpClientConfig,
     Transport,
 )
-from .client_exchange import ERROR_BODY_BYTES, Exchange, Kind, Mode, Pending, Stream
+from .client_exchange import ERROR_BODY_BYTES, ClientSseStream, HttpExchange, Kind, Mode, Pending
 from .client_fallbacks import (
     Relisting,
     connect_end,
@@ -141,7 +149,7 @@ class HttpClientEndpoint:
         #: The legacy revision initialize negotiated.
         self.revision: str | None = None
         self.closed = False
-        self._exchanges: dict[int, Exchange] = {}
+        self._exchanges: dict[int, HttpExchange] = {}
         self._next_exchange = 0
         self._requests: dict[RequestId, Pending] = {}
         self._held: list[tuple[Message, bytes]] = []
@@ -149,8 +157,8 @@ class HttpClientEndpoint:
         self._initialize: tuple[Message, bytes] | None = None
         self._initialized: tuple[Message, bytes] | None = None
         self._retried: set[RequestId] = set()
-        self._listen: Exchange | None = None
-        self._listen_stream = Stream(None)
+        self._listen: HttpExchange | None = None
+        self._listen_stream = ClientSseStream(None)
         self._modern_seen = False
         self._modern: str | None = None
         self._refused_status: int | None = None
@@ -162,7 +170,7 @@ class HttpClientEndpoint:
 
     # --- sending -----------------------------------------------------------------------
 
-    def send(self, message: Message, body: bytes | None = None) -> list[Action]:
+    def send(self, message: Message, body: bytes | None = None) -> list[ClientAction]:
         """Take one outgoing message.
 
         Args:
@@ -189,7 +197,7 @@ class HttpClientEndpoint:
             return [self._get(Kind.CONNECT, None)]
         return self._dispatch(message, body)
 
-    def _dispatch(self, message: Message, body: bytes) -> list[Action]:
+    def _dispatch(self, message: Message, body: bytes) -> list[ClientAction]:
         kind = type(message)
         if kind is Request:
             assert isinstance(message, Request)
@@ -221,7 +229,7 @@ class HttpClientEndpoint:
             # 2026-07-28 defines no header for a notification POST; the version
             # the server answered in still tells a dual-era server its era.
             extra = [] if self._modern is None else [("mcp-protocol-version", self._modern)]
-            actions: list[Action] = [self._post(message, body, extra)]
+            actions: list[ClientAction] = [self._post(message, body, extra)]
             if message.method == "notifications/initialized":
                 self._initialized = (message, body)
                 self._gate = "initialized"
@@ -239,9 +247,9 @@ class HttpClientEndpoint:
             headers.append(("mcp-protocol-version", self.revision))
         return headers
 
-    def _new(self, kind: Kind, method: str, url: str, **fields: Any) -> Exchange:
+    def _new(self, kind: Kind, method: str, url: str, **fields: Any) -> HttpExchange:
         self._next_exchange += 1
-        exchange = Exchange(self._next_exchange, kind, method, url, **fields)
+        exchange = HttpExchange(self._next_exchange, kind, method, url, **fields)
         self._exchanges[exchange.id] = exchange
         return exchange
 
@@ -253,7 +261,7 @@ class HttpClientEndpoint:
         *,
         session: bool = True,
         kind: Kind = Kind.POST,
-    ) -> Send:
+    ) -> SendHttp:
         if self.transport == "sse" and self.endpoint:
             url = self.endpoint
             origin, target = split_url(url)
@@ -267,10 +275,12 @@ class HttpClientEndpoint:
                 headers += self._session_headers()
                 sent_session = self.session_id
         exchange = self._new(kind, "POST", url, message=message, body=body, session_id=sent_session)
-        send = exchange.send = Send(exchange.id, "POST", url, origin, target, tuple(headers), body)
+        send = exchange.send = SendHttp(
+            exchange.id, "POST", url, origin, target, tuple(headers), body
+        )
         return send
 
-    def _get(self, kind: Kind, stream: Stream | None, delay: float = 0.0) -> Send:
+    def _get(self, kind: Kind, stream: ClientSseStream | None, delay: float = 0.0) -> SendHttp:
         headers = self._base_headers()
         headers.append(("accept", "text/event-stream"))
         session_id = None
@@ -286,15 +296,15 @@ class HttpClientEndpoint:
             pending = self._requests.get(stream.request_id)
             if pending is not None:
                 pending.exchange = exchange.id
-        send = exchange.send = Send(
+        send = exchange.send = SendHttp(
             exchange.id, "GET", self.url, self.origin, self.target, tuple(headers), b"", delay
         )
         return send
 
-    def _cancel(self, message: Notification, body: bytes) -> list[Action]:
+    def _cancel(self, message: Notification, body: bytes) -> list[ClientAction]:
         request_id = peek_request(body).params.get("requestId")
         pending = self._requests.pop(request_id, None) if request_id is not None else None
-        actions: list[Action] = []
+        actions: list[ClientAction] = []
         if pending is None or pending.version is None:
             # Legacy era: the notification tells the server (2025-11-25
             # basic/utilities/cancellation.mdx); a disconnection would not.
@@ -306,12 +316,12 @@ class HttpClientEndpoint:
             self._exchanges.pop(pending.exchange, None) if pending and pending.exchange else None
         )
         if exchange is not None and exchange.kind in (Kind.POST, Kind.RESUME):
-            actions.append(Abort(exchange.id))
+            actions.append(AbortExchange(exchange.id))
         return actions
 
-    def _release(self) -> list[Action]:
+    def _release(self) -> list[ClientAction]:
         self._gate = None
-        actions: list[Action] = []
+        actions: list[ClientAction] = []
         while self._held and self._gate is None:
             message, body = self._held.pop(0)
             actions += self._dispatch(message, body)
@@ -321,7 +331,7 @@ class HttpClientEndpoint:
 
     def receive_head(
         self, exchange: int, status: int, headers: Iterable[tuple[str | bytes, str | bytes]]
-    ) -> list[Action]:
+    ) -> list[ClientAction]:
         """The status and headers of an exchange's response arrived."""
         found = self._exchanges.get(exchange)
         if found is None:
@@ -336,7 +346,7 @@ class HttpClientEndpoint:
             return self._redirect(found, lowered)
         return self._HEAD[found.kind](self, found, lowered)
 
-    def _redirect(self, exchange: Exchange, headers: dict[str, str]) -> list[Action]:
+    def _redirect(self, exchange: HttpExchange, headers: dict[str, str]) -> list[ClientAction]:
         # RFC 9110 sections 15.4.8 and 15.4.9: 307 and 308 send the same request,
         # same method and body, to the Location. An MCP endpoint is one URL
         # (2025-11-25 basic/transports.mdx "Streamable HTTP"), so a redirect of it
@@ -358,12 +368,14 @@ class HttpClientEndpoint:
             else:
                 problem = None
         if problem is not None:
-            note = Note(f"{exchange.method} {exchange.url} was redirected {problem}")
+            note = ClientNote(f"{exchange.method} {exchange.url} was redirected {problem}")
             return [note, *self._HEAD[exchange.kind](self, exchange, headers)]
         del self._exchanges[exchange.id]  # its body is drained unread
-        actions: list[Action] = []
+        actions: list[ClientAction] = []
         if exchange.url == self.url and url != self.url:
-            actions.append(Note(f"the MCP endpoint {self.url} redirects to {url}: using that"))
+            actions.append(
+                ClientNote(f"the MCP endpoint {self.url} redirects to {url}: using that")
+            )
             self.url, self.target = url, target
         elif exchange.url == self.endpoint:
             self.endpoint = url
@@ -387,7 +399,7 @@ class HttpClientEndpoint:
         actions.append(send)
         return actions
 
-    def receive_data(self, exchange: int, data: bytes) -> list[Action]:
+    def receive_data(self, exchange: int, data: bytes) -> list[ClientAction]:
         """A chunk of an exchange's response body arrived."""
         found = self._exchanges.get(exchange)
         if found is None or not data:
@@ -395,7 +407,7 @@ class HttpClientEndpoint:
         mode = found.mode
         if mode is Mode.SSE:
             events, problem = found.feed_events(data)
-            actions: list[Action] = []
+            actions: list[ClientAction] = []
             for event in events:
                 actions += self._EVENT[found.kind](self, found, event)
                 if found.id not in self._exchanges:
@@ -409,7 +421,7 @@ class HttpClientEndpoint:
                 return self._drop(found, f"the answer is over {limit} bytes")
         return []
 
-    def receive_end(self, exchange: int) -> list[Action]:
+    def receive_end(self, exchange: int) -> list[ClientAction]:
         """An exchange's response ended normally."""
         found = self._exchanges.pop(exchange, None)
         if found is None:
@@ -426,7 +438,7 @@ class HttpClientEndpoint:
         found = self._exchanges.get(exchange)
         return found is None or found.request_id not in self._requests
 
-    def receive_failure(self, exchange: int, reason: str) -> list[Action]:
+    def receive_failure(self, exchange: int, reason: str) -> list[ClientAction]:
         """An exchange failed: no connection, a broken one, a timeout, bad HTTP."""
         found = self._exchanges.pop(exchange, None)
         if found is None:
@@ -435,12 +447,12 @@ class HttpClientEndpoint:
             return self._unanswered(found, reason)
         return self._broken(found, reason)
 
-    def _drop(self, exchange: Exchange, reason: str) -> list[Action]:
+    def _drop(self, exchange: HttpExchange, reason: str) -> list[ClientAction]:
         # We stop reading an exchange ourselves.
         del self._exchanges[exchange.id]
-        return [Abort(exchange.id), *self._broken(exchange, reason)]
+        return [AbortExchange(exchange.id), *self._broken(exchange, reason)]
 
-    def _broken(self, exchange: Exchange, reason: str) -> list[Action]:
+    def _broken(self, exchange: HttpExchange, reason: str) -> list[ClientAction]:
         # A response that came in part.
         if exchange.kind is Kind.REOPEN:
             return reopen_end(self, exchange, reason)
@@ -450,7 +462,7 @@ class HttpClientEndpoint:
             return refusal_end(self, exchange)
         return self._END[exchange.kind](self, exchange, reason)
 
-    def _unanswered(self, exchange: Exchange, reason: str) -> list[Action]:
+    def _unanswered(self, exchange: HttpExchange, reason: str) -> list[ClientAction]:
         # No response at all: connecting, writing or waiting for the head failed.
         kind = exchange.kind
         if kind is Kind.POST:
@@ -462,11 +474,11 @@ class HttpClientEndpoint:
 
     # --- what the rest share ------------------------------------------------------------
 
-    def _deliver(self, message: Message) -> list[Action]:
+    def _deliver(self, message: Message) -> list[ClientAction]:
         # Every message from the server passes here: answers settle their request,
         # and the endpoint learns what it needs from a few of them.
         kind = type(message)
-        notes: list[Action] = []
+        notes: list[ClientAction] = []
         if kind is Response or kind is ErrorResponse:
             request_id = message.id  # type: ignore[union-attr]
             if request_id in self._listings:
@@ -487,8 +499,8 @@ class HttpClientEndpoint:
                         result, dropped = absorb_tool_listing(message.result, self.tool_headers)
                         if dropped:
                             message = Response(id=message.id, result=result)
-                            notes = [Note(text) for text in dropped]
-        return [Deliver(message), *notes]
+                            notes = [ClientNote(text) for text in dropped]
+        return [DeliverMessage(message), *notes]
 
     @staticmethod
     def _protocol_version(message: Response) -> str | None:
@@ -498,22 +510,24 @@ class HttpClientEndpoint:
             return None
         return version if isinstance(version, str) else None
 
-    def _fail(self, exchange: Exchange, reason: str, body: bytes = b"") -> list[Action]:
+    def _fail(self, exchange: HttpExchange, reason: str, body: bytes = b"") -> list[ClientAction]:
         request_id = exchange.request_id
         if request_id in self._listings:
             return listing_failed(self, request_id)
         if request_id is None or self._requests.pop(request_id, None) is None:
             return []
-        failure = Failure(exchange.method, exchange.url, reason, exchange.status, body)
-        return [Fail(request_id, failure)]
+        failure = RequestFailure(exchange.method, exchange.url, reason, exchange.status, body)
+        return [FailRequest(request_id, failure)]
 
-    def _fail_held(self, reason: str, status: int | None = None) -> list[Action]:
-        actions: list[Action] = []
+    def _fail_held(self, reason: str, status: int | None = None) -> list[ClientAction]:
+        actions: list[ClientAction] = []
         held, self._held = self._held, []
         for message, _ in held:
             if type(message) is Request:
                 self._requests.pop(message.id, None)
-                actions.append(Fail(message.id, Failure("POST", self.url, reason, status)))
+                actions.append(
+                    FailRequest(message.id, RequestFailure("POST", self.url, reason, status))
+                )
         return actions
 
     _stream_event = stream_event
@@ -523,19 +537,19 @@ class HttpClientEndpoint:
 
     # --- the end -----------------------------------------------------------------------
 
-    def close(self) -> list[Action]:
+    def close(self) -> list[ClientAction]:
         """Stop: abort every exchange, and end the legacy session with DELETE
         (2025-11-25 "Session Management" item 5; a 405 answer means the server
         does not let clients end sessions, which is fine)."""
         if self.closed:
             return []
         self.closed = True
-        actions: list[Action] = [Abort(exchange) for exchange in self._exchanges]
+        actions: list[ClientAction] = [AbortExchange(exchange) for exchange in self._exchanges]
         self._exchanges.clear()
         self._held.clear()
         if self.transport == "streamable" and self.session_id is not None:
             headers = (*self._base_headers(), *self._session_headers())
-            actions.append(Send(0, "DELETE", self.url, self.origin, self.target, headers))
+            actions.append(SendHttp(0, "DELETE", self.url, self.origin, self.target, headers))
         return actions
 
     # --- dispatch tables, by exchange kind ----------------------------------------------

@@ -13,14 +13,24 @@ from dataclasses import dataclass
 from ..wire.jsonrpc import Message, RequestId
 from .decisions import Headers
 
-__all__ = ["Abort", "Action", "Closed", "Deliver", "Fail", "Failure", "Note", "Origin", "Send"]
+__all__ = [
+    "AbortExchange",
+    "ClientAction",
+    "EndpointClosed",
+    "DeliverMessage",
+    "FailRequest",
+    "RequestFailure",
+    "ClientNote",
+    "HttpOrigin",
+    "SendHttp",
+]
 
-Origin = tuple[str, str, int]
+HttpOrigin = tuple[str, str, int]
 """Where to connect: (scheme, host, port); ``scheme`` is "http" or "https"."""
 
 
 @dataclass(frozen=True, slots=True)
-class Send:
+class SendHttp:
     """Start an exchange: send one HTTP request and report its answer.
 
     Attributes:
@@ -38,7 +48,7 @@ class Send:
     exchange: int
     method: str
     url: str
-    origin: Origin
+    origin: HttpOrigin
     target: str
     headers: Headers
     body: bytes = b""
@@ -46,7 +56,7 @@ class Send:
 
 
 @dataclass(frozen=True, slots=True)
-class Deliver:
+class DeliverMessage:
     """Hand one message from the server to the session (a Message, or bytes the
     session must judge itself: unreadable JSON, a batch)."""
 
@@ -54,7 +64,7 @@ class Deliver:
 
 
 @dataclass(frozen=True, slots=True)
-class Failure:
+class RequestFailure:
     """Why a request cannot be answered.
 
     Attributes:
@@ -74,15 +84,15 @@ class Failure:
 
 
 @dataclass(frozen=True, slots=True)
-class Fail:
+class FailRequest:
     """One of our requests will never be answered: fail whoever waits for it."""
 
     request_id: RequestId
-    failure: Failure
+    failure: RequestFailure
 
 
 @dataclass(frozen=True, slots=True)
-class Abort:
+class AbortExchange:
     """Stop an exchange at once and close its connection (for a 2026-07-28 request
     this is its cancellation); nothing more is reported for it."""
 
@@ -90,19 +100,19 @@ class Abort:
 
 
 @dataclass(frozen=True, slots=True)
-class Closed:
+class EndpointClosed:
     """The connection to the server is over; fail everything that waits."""
 
     reason: str
 
 
 @dataclass(frozen=True, slots=True)
-class Note:
+class ClientNote:
     """Something the user should hear of, for the log (a tool dropped from a
     listing, a server that breaks a rule we can live with)."""
 
     text: str
 
 
-Action = Send | Deliver | Fail | Abort | Closed | Note
+ClientAction = SendHttp | DeliverMessage | FailRequest | AbortExchange | EndpointClosed | ClientNote
 """Anything the client rules ask the adapter to do."""

@@ -30,8 +30,8 @@ from ..wire.jsonrpc import (
 )
 from ..wire.jsonrpc import is_batch as _is_batch
 from ..wire.sse import ServerSentEvent
-from .client_actions import Abort, Action, Deliver
-from .client_exchange import Exchange, Kind, Mode, Stream
+from .client_actions import AbortExchange, ClientAction, DeliverMessage
+from .client_exchange import ClientSseStream, HttpExchange, Kind, Mode
 from .headers import media_type
 
 if TYPE_CHECKING:
@@ -61,13 +61,15 @@ def visible_ascii(value: str) -> bool:
     return bool(value) and all("!" <= c <= "~" for c in value)
 
 
-def is_event_stream(exchange: Exchange, headers: dict[str, str]) -> bool:
+def is_event_stream(exchange: HttpExchange, headers: dict[str, str]) -> bool:
     """Whether a response is a 2xx SSE stream."""
     status = exchange.status or 0
     return 200 <= status < 300 and media_type(headers.get("content-type", "")) == SSE_TYPE
 
 
-def post_head(ep: HttpClientEndpoint, exchange: Exchange, headers: dict[str, str]) -> list[Action]:
+def post_head(
+    ep: HttpClientEndpoint, exchange: HttpExchange, headers: dict[str, str]
+) -> list[ClientAction]:
     """The head of the answer to a POSTed message."""
     status = exchange.status or 0
     message = exchange.message
@@ -94,7 +96,7 @@ def post_head(ep: HttpClientEndpoint, exchange: Exchange, headers: dict[str, str
     if content_type == JSON_TYPE:
         exchange.mode = Mode.JSON
     elif content_type == SSE_TYPE:
-        exchange.stream = Stream(exchange.request_id)
+        exchange.stream = ClientSseStream(exchange.request_id)
         exchange.read_sse(ep.config.max_event_bytes)
     else:
         exchange.mode = Mode.DRAIN
@@ -102,7 +104,7 @@ def post_head(ep: HttpClientEndpoint, exchange: Exchange, headers: dict[str, str
     return actions
 
 
-def posted(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
+def posted(ep: HttpClientEndpoint, exchange: HttpExchange) -> list[ClientAction]:
     """A POST was answered (or failed): the answer to notifications/initialized
     opens the gate; next comes the standalone stream, then everything held."""
     message = exchange.message
@@ -117,7 +119,7 @@ def posted(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
     return ep._release()
 
 
-def _refused(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
+def _refused(ep: HttpClientEndpoint, exchange: HttpExchange) -> list[ClientAction]:
     if exchange.request_id is None:
         exchange.mode = Mode.DRAIN  # nothing waits for it
         return []
@@ -128,7 +130,7 @@ def _refused(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
     return []
 
 
-def refusal_end(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
+def refusal_end(ep: HttpClientEndpoint, exchange: HttpExchange) -> list[ClientAction]:
     """A request was answered with an error status; its body decides what it means."""
     body = exchange.collected()
     request_id = exchange.request_id
@@ -171,7 +173,7 @@ def refusal_end(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
     return ep._fail(exchange, f"the server answered HTTP {status}", body)
 
 
-def json_end(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
+def json_end(ep: HttpClientEndpoint, exchange: HttpExchange) -> list[ClientAction]:
     """A JSON answer is complete."""
     body = exchange.collected()
     try:
@@ -179,14 +181,14 @@ def json_end(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
     except RemoteProtocolError as exc:
         if exchange.kind is Kind.POST and _is_batch(body):
             # 2025-03-26 batches: the session reads them.
-            return [Deliver(body), *_unless_answered(ep, exchange)]
+            return [DeliverMessage(body), *_unless_answered(ep, exchange)]
         return ep._fail(exchange, f"the answer is not a JSON-RPC message: {exc.message}")
     if exchange.kind is Kind.REOPEN:
         return ep._reopened(answer)
     return [*ep._deliver(answer), *_unless_answered(ep, exchange)]
 
 
-def _unless_answered(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
+def _unless_answered(ep: HttpClientEndpoint, exchange: HttpExchange) -> list[ClientAction]:
     request_id = exchange.request_id
     if request_id is not None and request_id in ep._requests:
         return ep._fail(exchange, "the answer was not the response to the request")
@@ -194,8 +196,8 @@ def _unless_answered(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]
 
 
 def stream_event(
-    ep: HttpClientEndpoint, exchange: Exchange, event: ServerSentEvent
-) -> list[Action]:
+    ep: HttpClientEndpoint, exchange: HttpExchange, event: ServerSentEvent
+) -> list[ClientAction]:
     """One event of a POST's, a resumed, or the standalone stream: JSON-RPC
     messages come in "message" events; a priming event (an id, empty data) has
     none."""
@@ -205,17 +207,17 @@ def stream_event(
     try:
         message = decode_message(data, ep.config.limits)
     except RemoteProtocolError:
-        return [Deliver(data)]  # the session answers what can be answered
+        return [DeliverMessage(data)]  # the session answers what can be answered
     actions = ep._deliver(message)
     if exchange.kind is Kind.RESUME and exchange.request_id not in ep._requests:
         # Answered: a resumed GET has nothing more to bring, and a server may hold
         # it open.
         ep._exchanges.pop(exchange.id, None)
-        actions.append(Abort(exchange.id))
+        actions.append(AbortExchange(exchange.id))
     return actions
 
 
-def stream_end(ep: HttpClientEndpoint, exchange: Exchange, reason: str) -> list[Action]:
+def stream_end(ep: HttpClientEndpoint, exchange: HttpExchange, reason: str) -> list[ClientAction]:
     """A request's stream ended or broke: fine once answered, else resumed."""
     stream = exchange.stream
     request_id = exchange.request_id
@@ -238,8 +240,8 @@ def stream_end(ep: HttpClientEndpoint, exchange: Exchange, reason: str) -> list[
 
 
 def resume_head(
-    ep: HttpClientEndpoint, exchange: Exchange, headers: dict[str, str]
-) -> list[Action]:
+    ep: HttpClientEndpoint, exchange: HttpExchange, headers: dict[str, str]
+) -> list[ClientAction]:
     """The head of a GET resuming a request's stream."""
     if is_event_stream(exchange, headers):
         exchange.read_sse(ep.config.max_event_bytes)
@@ -249,8 +251,8 @@ def resume_head(
 
 
 def listen_head(
-    ep: HttpClientEndpoint, exchange: Exchange, headers: dict[str, str]
-) -> list[Action]:
+    ep: HttpClientEndpoint, exchange: HttpExchange, headers: dict[str, str]
+) -> list[ClientAction]:
     """The head of the standalone GET stream: SSE, or 405 for none ("Listening for
     Messages from the Server" item 3). Any other refusal also means none."""
     if is_event_stream(exchange, headers):
@@ -261,7 +263,7 @@ def listen_head(
     return ep._release() if ep._gate == "listen" else []
 
 
-def listen_end(ep: HttpClientEndpoint, exchange: Exchange, reason: str) -> list[Action]:
+def listen_end(ep: HttpClientEndpoint, exchange: HttpExchange, reason: str) -> list[ClientAction]:
     """The standalone stream ended: reopen it after the server's retry, unless
     reopening keeps bringing nothing (then back off, and give up)."""
     actions = ep._release() if ep._gate == "listen" else []

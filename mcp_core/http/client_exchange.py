@@ -19,9 +19,9 @@ from typing import Final
 
 from ..wire.jsonrpc import Message, Request, RequestId
 from ..wire.sse import ServerSentEvent, SSEError, SSEParser
-from .client_actions import Send
+from .client_actions import SendHttp
 
-__all__ = ["ERROR_BODY_BYTES", "Exchange", "Kind", "Mode", "Pending", "Stream"]
+__all__ = ["ERROR_BODY_BYTES", "HttpExchange", "Kind", "Mode", "Pending", "ClientSseStream"]
 
 ERROR_BODY_BYTES: Final = 64 * 1024
 """How much of an error answer's body is kept: a JSON-RPC error, or the start of an
@@ -58,7 +58,7 @@ class Mode(enum.Enum):
     DRAIN = "drain"
 
 
-class Stream:
+class ClientSseStream:
     """One SSE stream, across the exchanges that carry it.
 
     Attributes:
@@ -99,7 +99,7 @@ class Pending:
         self.sent: tuple[Message, bytes] | None = None
 
 
-class Exchange:
+class HttpExchange:
     """One HTTP request of ours and what has come back of its response.
 
     Attributes:
@@ -146,7 +146,7 @@ class Exchange:
         message: Message | None = None,
         body: bytes = b"",
         session_id: str | None = None,
-        stream: Stream | None = None,
+        stream: ClientSseStream | None = None,
     ) -> None:
         self.id = exchange_id
         self.kind = kind
@@ -159,7 +159,7 @@ class Exchange:
         self.status: int | None = None
         self.mode = Mode.WAIT
         self.events = 0
-        self.send: Send | None = None
+        self.send: SendHttp | None = None
         self.hops = 0
         self._buffer = bytearray()
         self._parser: SSEParser | None = None

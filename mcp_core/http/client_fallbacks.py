@@ -45,9 +45,9 @@ from ..wire.jsonrpc import (
     encode_message,
 )
 from ..wire.sse import ServerSentEvent
-from .client_actions import Abort, Action, Closed, Note
+from .client_actions import AbortExchange, ClientAction, ClientNote, EndpointClosed
 from .client_answers import is_event_stream, visible_ascii
-from .client_exchange import Exchange, Kind, Mode, Pending
+from .client_exchange import HttpExchange, Kind, Mode, Pending
 from .headers import media_type
 from .tool_headers import absorb_tool_listing, peek_request
 from .urls import resolve_endpoint
@@ -75,7 +75,7 @@ __all__ = [
 # --- a lost session --------------------------------------------------------------------
 
 
-def session_lost(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
+def session_lost(ep: HttpClientEndpoint, exchange: HttpExchange) -> list[ClientAction]:
     """A request of our session got 404: open a new session, then send it again."""
     assert exchange.message is not None and exchange.request_id is not None
     request_id = exchange.request_id
@@ -84,14 +84,14 @@ def session_lost(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
         ep._requests.pop(request_id, None)
         ep._held.insert(0, (exchange.message, exchange.body))
         return ep._release() if ep._gate is None else []
-    actions: list[Action] = []
+    actions: list[ClientAction] = []
     ep.session_id = None
     listen = ep._listen
     if listen is not None:
         # The standalone stream belongs to the lost session.
         ep._exchanges.pop(listen.id, None)
         ep._listen = None
-        actions.append(Abort(listen.id))
+        actions.append(AbortExchange(listen.id))
     if request_id in ep._retried or ep._initialize is None:
         return actions + ep._fail(exchange, "the server ended the session (HTTP 404)")
     ep._retried.add(request_id)
@@ -105,8 +105,8 @@ def session_lost(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
 
 
 def reopen_head(
-    ep: HttpClientEndpoint, exchange: Exchange, headers: dict[str, str]
-) -> list[Action]:
+    ep: HttpClientEndpoint, exchange: HttpExchange, headers: dict[str, str]
+) -> list[ClientAction]:
     """The head of the answer to the new initialize."""
     status = exchange.status or 0
     if not 200 <= status < 300:
@@ -123,8 +123,8 @@ def reopen_head(
 
 
 def reopen_event(
-    ep: HttpClientEndpoint, exchange: Exchange, event: ServerSentEvent
-) -> list[Action]:
+    ep: HttpClientEndpoint, exchange: HttpExchange, event: ServerSentEvent
+) -> list[ClientAction]:
     """An event of the new initialize's SSE answer: wait for the response."""
     if event.event != "message" or not event.data:
         return []
@@ -135,10 +135,10 @@ def reopen_event(
     if type(answer) is not Response and type(answer) is not ErrorResponse:
         return []
     ep._exchanges.pop(exchange.id, None)
-    return [Abort(exchange.id), *reopened(ep, answer)]
+    return [AbortExchange(exchange.id), *reopened(ep, answer)]
 
 
-def reopened(ep: HttpClientEndpoint, answer: object) -> list[Action]:
+def reopened(ep: HttpClientEndpoint, answer: object) -> list[ClientAction]:
     """The new initialize was answered: on success, notifications/initialized goes
     again (then the standalone stream, then what was held)."""
     assert ep._initialize is not None and ep._initialized is not None
@@ -153,17 +153,17 @@ def reopened(ep: HttpClientEndpoint, answer: object) -> list[Action]:
     return ep._dispatch(message, body)
 
 
-def reopen_end(ep: HttpClientEndpoint, exchange: Exchange, reason: str) -> list[Action]:
+def reopen_end(ep: HttpClientEndpoint, exchange: HttpExchange, reason: str) -> list[ClientAction]:
     """The new initialize ended with no answer."""
     return _reopen_failed(ep, f"the new initialize got no answer: {reason}")
 
 
-def _reopen_failed(ep: HttpClientEndpoint, reason: str) -> list[Action]:
+def _reopen_failed(ep: HttpClientEndpoint, reason: str) -> list[ClientAction]:
     if ep._gate != "reopen":
         return []
     ep._gate = "failed"
     text = f"the server ended the session and a new one could not be opened: {reason}"
-    return [*ep._fail_held(text), Closed(text)]
+    return [*ep._fail_held(text), EndpointClosed(text)]
 
 
 # --- refused headers ---------------------------------------------------------------------
@@ -193,7 +193,7 @@ class Relisting:
 
 def header_mismatch(
     ep: HttpClientEndpoint, pending: Pending, error: ErrorResponse
-) -> list[Action] | None:
+) -> list[ClientAction] | None:
     """A 2026-07-28 tools/call was refused: list the tools, then send it again (once)."""
     if error.error.code != HEADER_MISMATCH or error.id in ep._relisted or pending.sent is None:
         return None
@@ -202,7 +202,9 @@ def header_mismatch(
     return _list_page(ep, Relisting(pending.sent, error), None)
 
 
-def _list_page(ep: HttpClientEndpoint, relisting: Relisting, cursor: str | None) -> list[Action]:
+def _list_page(
+    ep: HttpClientEndpoint, relisting: Relisting, cursor: str | None
+) -> list[ClientAction]:
     ep._next_listing += 1
     request_id = f"mcp-core/tools-list-{ep._next_listing}"  # never one of the session's ids
     params: dict[str, Any] = {"_meta": relisting.meta}
@@ -213,15 +215,15 @@ def _list_page(ep: HttpClientEndpoint, relisting: Relisting, cursor: str | None)
     return ep._dispatch(request, encode_message(request))
 
 
-def relisted(ep: HttpClientEndpoint, answer: Response | ErrorResponse) -> list[Action]:
+def relisted(ep: HttpClientEndpoint, answer: Response | ErrorResponse) -> list[ClientAction]:
     """A page of our own tools/list came: the next page, or the call again."""
     assert answer.id is not None
     relisting = ep._listings.pop(answer.id)
     ep._requests.pop(answer.id, None)
-    notes: list[Action] = []
+    notes: list[ClientAction] = []
     if type(answer) is Response:
         _, dropped = absorb_tool_listing(answer.result, ep.tool_headers)
-        notes = [Note(text) for text in dropped]
+        notes = [ClientNote(text) for text in dropped]
         relisting.pages += 1
         try:
             cursor = _page_decoder.decode(answer.result).nextCursor
@@ -233,7 +235,7 @@ def relisted(ep: HttpClientEndpoint, answer: Response | ErrorResponse) -> list[A
     return notes + ep._dispatch(message, body)
 
 
-def listing_failed(ep: HttpClientEndpoint, request_id: RequestId) -> list[Action]:
+def listing_failed(ep: HttpClientEndpoint, request_id: RequestId) -> list[ClientAction]:
     """Our own tools/list failed: the refusal of the call is its answer."""
     relisting = ep._listings.pop(request_id)
     ep._requests.pop(request_id, None)
@@ -243,7 +245,7 @@ def listing_failed(ep: HttpClientEndpoint, request_id: RequestId) -> list[Action
 # --- HTTP+SSE, the 2024-11-05 transport --------------------------------------------------
 
 
-def fall_back(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
+def fall_back(ep: HttpClientEndpoint, exchange: HttpExchange) -> list[ClientAction]:
     """initialize got 400/404/405: try the HTTP+SSE transport at the same URL."""
     assert exchange.message is not None
     ep.transport = "sse"
@@ -254,8 +256,8 @@ def fall_back(ep: HttpClientEndpoint, exchange: Exchange) -> list[Action]:
 
 
 def connect_head(
-    ep: HttpClientEndpoint, exchange: Exchange, headers: dict[str, str]
-) -> list[Action]:
+    ep: HttpClientEndpoint, exchange: HttpExchange, headers: dict[str, str]
+) -> list[ClientAction]:
     """The head of the HTTP+SSE stream."""
     if is_event_stream(exchange, headers):
         exchange.read_sse(ep.config.max_event_bytes)
@@ -265,8 +267,8 @@ def connect_head(
 
 
 def connect_event(
-    ep: HttpClientEndpoint, exchange: Exchange, event: ServerSentEvent
-) -> list[Action]:
+    ep: HttpClientEndpoint, exchange: HttpExchange, event: ServerSentEvent
+) -> list[ClientAction]:
     """An event of the HTTP+SSE stream: `endpoint` first, then `message`s."""
     if event.event == "endpoint":
         if ep.endpoint is not None:
@@ -275,25 +277,25 @@ def connect_event(
             ep.endpoint = resolve_endpoint(ep.url, event.data)
         except ValueError as exc:
             ep._exchanges.pop(exchange.id, None)
-            return [Abort(exchange.id), *_connect_failed(ep, str(exc))]
+            return [AbortExchange(exchange.id), *_connect_failed(ep, str(exc))]
         return ep._release()
     if ep.endpoint is None:
         return []
     return ep._stream_event(exchange, event)
 
 
-def connect_end(ep: HttpClientEndpoint, exchange: Exchange, reason: str) -> list[Action]:
+def connect_end(ep: HttpClientEndpoint, exchange: HttpExchange, reason: str) -> list[ClientAction]:
     """The HTTP+SSE stream is the connection: when it ends, everything ends."""
     if ep.endpoint is None:
         return _connect_failed(
             ep, f"the HTTP+SSE stream ended before naming its endpoint: {reason}"
         )
-    return [Closed(f"the server closed the HTTP+SSE stream: {reason}")]
+    return [EndpointClosed(f"the server closed the HTTP+SSE stream: {reason}")]
 
 
-def _connect_failed(ep: HttpClientEndpoint, reason: str) -> list[Action]:
+def _connect_failed(ep: HttpClientEndpoint, reason: str) -> list[ClientAction]:
     status = ep._refused_status
     if status is not None:
         reason = f"POST {ep.url} got HTTP {status}, and {reason}"
     ep._gate = "failed"
-    return [*ep._fail_held(reason, status), Closed(reason)]
+    return [*ep._fail_held(reason, status), EndpointClosed(reason)]

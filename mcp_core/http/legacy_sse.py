@@ -45,10 +45,10 @@ from .decisions import (
 )
 from .headers import accepts, media_type
 
-__all__ = ["SseSession", "HttpSseRules"]
+__all__ = ["LegacySseSession", "HttpSseRules"]
 
 
-class SseSession:
+class LegacySseSession:
     """One session of the HTTP+SSE transport.
 
     Attributes:
@@ -74,7 +74,7 @@ class HttpSseRules:
     def __init__(self, config: HttpServerConfig) -> None:
         self.config = config
         #: Live sessions by id.
-        self.sessions: dict[str, SseSession] = {}
+        self.sessions: dict[str, LegacySseSession] = {}
 
     def serves(self, path: str) -> bool:
         """Whether ``path`` is one of this transport's endpoints."""
@@ -117,7 +117,7 @@ class HttpSseRules:
         if not room:
             return refuse(503, "too many sessions", headers=(("retry-after", "5"),))
         session_id = secrets.token_urlsafe(24)  # as Mcp-Session-Id: 192 random bits
-        self.sessions[session_id] = SseSession(session_id, principal)
+        self.sessions[session_id] = LegacySseSession(session_id, principal)
         # "the server MUST send an endpoint event containing a URI for the client
         # to use for sending messages": a relative one, so it stays right behind
         # proxies; `prefix` keeps the mount point of an embedded app.

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Final
 from urllib.parse import urljoin, urlsplit
 
-from .client_actions import Origin
+from .client_actions import HttpOrigin
 
 __all__ = ["DEFAULT_PORTS", "host_header", "resolve_endpoint", "split_url"]
 
@@ -22,7 +22,7 @@ DEFAULT_PORTS: Final = {"http": 80, "https": 443}
 """The port of each scheme when the URL names none."""
 
 
-def split_url(url: str) -> tuple[Origin, str]:
+def split_url(url: str) -> tuple[HttpOrigin, str]:
     """Where to connect for ``url`` and the request target to send.
 
     Raises:
@@ -47,7 +47,7 @@ def split_url(url: str) -> tuple[Origin, str]:
     return (scheme, host, port), target
 
 
-def host_header(origin: Origin) -> str:
+def host_header(origin: HttpOrigin) -> str:
     """The Host header for ``origin`` (RFC 9110 section 7.2): the port only when it
     is not the scheme's default, an IPv6 address in brackets."""
     scheme, host, port = origin

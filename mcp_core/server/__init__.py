@@ -10,3 +10,39 @@
 
 The only layer that awaits (the user's handlers); it never awaits anything of its own.
 """
+
+from .app import (
+    Server,
+)
+from .context import (
+    Context,
+    McpError,
+    Peer,
+    ResourceNotFoundError,
+)
+from .request_state import (
+    ReplayGuard,
+    ReplayStore,
+    StateRejected,
+    StateSealer,
+    request_binding,
+)
+from .uri_template import (
+    UriTemplate,
+    is_template,
+)
+
+__all__ = [
+    "Server",
+    "Context",
+    "McpError",
+    "Peer",
+    "ResourceNotFoundError",
+    "ReplayGuard",
+    "ReplayStore",
+    "StateRejected",
+    "StateSealer",
+    "request_binding",
+    "UriTemplate",
+    "is_template",
+]

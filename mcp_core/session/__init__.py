@@ -11,3 +11,51 @@
   client capabilities) and the result envelope;
 - `events`: what a session reports after it has read a message.
 """
+
+from .base import (
+    SessionState,
+)
+from .client import (
+    ClientConfig,
+    ClientSession,
+)
+from .events import (
+    ErrorReceived,
+    Event,
+    HandshakeCompleted,
+    InputRequired,
+    NotificationReceived,
+    ProgressReceived,
+    ProtocolViolation,
+    RequestCancelled,
+    RequestReceived,
+    RequestTimedOut,
+    ResponseReceived,
+)
+from .server import (
+    LOG_LEVELS,
+    ClientInfo,
+    ServerConfig,
+    ServerSession,
+)
+
+__all__ = [
+    "SessionState",
+    "ClientConfig",
+    "ClientSession",
+    "ErrorReceived",
+    "Event",
+    "HandshakeCompleted",
+    "InputRequired",
+    "NotificationReceived",
+    "ProgressReceived",
+    "ProtocolViolation",
+    "RequestCancelled",
+    "RequestReceived",
+    "RequestTimedOut",
+    "ResponseReceived",
+    "LOG_LEVELS",
+    "ClientInfo",
+    "ServerConfig",
+    "ServerSession",
+]

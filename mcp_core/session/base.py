@@ -72,7 +72,7 @@ from .lifecycle import (
     SessionState,
     compile_rules,
 )
-from .requests import Exchange, _any_decoder
+from .requests import RequestTables, _any_decoder
 
 __all__ = [
     "SessionState",
@@ -107,7 +107,7 @@ _CLOSED: Final = SessionState.CLOSED
 _ERROR: Final = SessionState.ERROR
 
 
-class BaseSession(Exchange):
+class BaseSession(RequestTables):
     """What ClientSession and ServerSession share. Not used on its own.
 
     Attributes:

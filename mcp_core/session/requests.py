@@ -56,7 +56,7 @@ from .events import (
 )
 from .lifecycle import SEND_NOTIFICATION, SEND_RESPONSE, Compiled, SessionState
 
-__all__ = ["Exchange", "with_meta", "progress_token_of"]
+__all__ = ["RequestTables", "with_meta", "progress_token_of"]
 
 _READY: Final = SessionState.READY
 _ERROR: Final = SessionState.ERROR
@@ -124,7 +124,7 @@ def progress_token_of(params: Any) -> RequestId | None:
     return None
 
 
-class Exchange:
+class RequestTables:
     """The request tables of a session and what sends through them."""
 
     #: Requests the core answers the moment they arrive: they hold nothing, so the

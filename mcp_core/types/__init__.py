@@ -217,6 +217,14 @@ from .tasks import (
 )
 
 __all__ = [
+    "LATEST_REVISION",
+    "LEGACY_REVISIONS",
+    "METHODS",
+    "REVISIONS",
+    "MethodSpec",
+    "method_spec",
+    "params_decoder",
+    "result_decoder",
     "Annotated",
     "Annotations",
     "AudioContent",
@@ -416,3 +424,14 @@ __all__ = [
     "UntitledMultiSelectEnumSchema",
     "UntitledSingleSelectEnumSchema",
 ]
+
+from .methods import (
+    LATEST_REVISION,
+    LEGACY_REVISIONS,
+    METHODS,
+    REVISIONS,
+    MethodSpec,
+    method_spec,
+    params_decoder,
+    result_decoder,
+)

@@ -34,9 +34,11 @@ from typing import Any
 
 import anyio
 
-from mcp_core import DEFAULT_LIMITS, REVISIONS, EventStore, Limits, Server
+from mcp_core import REVISIONS, Limits, Server
+from mcp_core.http import EventStore
 from mcp_core.http.decisions import Headers, HttpRequest, Reply
 from mcp_core.http.server import HttpServerConfig
+from mcp_core.wire import DEFAULT_LIMITS
 
 from ..driver import DEFAULT_MAX_CONCURRENCY
 from .service import DEFAULT_TIMEOUTS, Authenticate, HttpService, HttpTimeouts, PeerGone

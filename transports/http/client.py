@@ -27,19 +27,20 @@ import anyio
 import h11
 from anyio.abc import TaskGroup
 
-from mcp_core import LocalProtocolError, Message, RequestId, __version__
+from mcp_core import LocalProtocolError, __version__
 from mcp_core.http.client import HttpClientConfig, HttpClientEndpoint, Transport
 from mcp_core.http.client_actions import (
-    Abort,
-    Action,
-    Closed,
-    Deliver,
-    Fail,
-    Failure,
-    Note,
-    Send,
+    AbortExchange,
+    ClientAction,
+    ClientNote,
+    DeliverMessage,
+    EndpointClosed,
+    FailRequest,
+    RequestFailure,
+    SendHttp,
 )
 from mcp_core.http.urls import split_url
+from mcp_core.wire import Message, RequestId
 
 from ..client import Client, Connector
 from ..driver import ConnectionClosed, Driver, encode_for_peer
@@ -95,7 +96,7 @@ class HttpStatusError(HttpError):
         self.body = body
 
 
-def _error(failure: Failure) -> HttpError:
+def _error(failure: RequestFailure) -> HttpError:
     text = f"{failure.method} {failure.url}: {failure.reason}"
     if failure.status is None:
         return HttpError(text, method=failure.method, url=failure.url)
@@ -138,7 +139,7 @@ class _Runner:
         self._wake.set()
 
 
-_Job = tuple[Send, anyio.CancelScope]
+_Job = tuple[SendHttp, anyio.CancelScope]
 
 
 class _Carrier:
@@ -178,26 +179,26 @@ class _Carrier:
                 return  # closed
             self._apply(actions)
 
-    def _apply(self, actions: list[Action]) -> None:
+    def _apply(self, actions: list[ClientAction]) -> None:
         for action in actions:
             kind = type(action)
-            if kind is Deliver:
+            if kind is DeliverMessage:
                 self.driver.feed(action.message)  # type: ignore[union-attr]
-            elif kind is Send:
+            elif kind is SendHttp:
                 self._start(action)  # type: ignore[arg-type]
-            elif kind is Fail:
-                assert isinstance(action, Fail)
+            elif kind is FailRequest:
+                assert isinstance(action, FailRequest)
                 self.driver.fail(action.request_id, _error(action.failure))
-            elif kind is Abort:
+            elif kind is AbortExchange:
                 scope = self._scopes.pop(action.exchange, None)  # type: ignore[union-attr]
                 if scope is not None:
                     scope.cancel()
-            elif kind is Closed:
+            elif kind is EndpointClosed:
                 self.driver.close(action.reason)  # type: ignore[union-attr]
-            elif kind is Note:
+            elif kind is ClientNote:
                 log.warning("%s", action.text)  # type: ignore[union-attr]
 
-    def _start(self, send: Send) -> None:
+    def _start(self, send: SendHttp) -> None:
         scope = anyio.CancelScope()
         self._scopes[send.exchange] = scope
         carried = self._carried
@@ -235,7 +236,7 @@ class _Carrier:
 
     # --- the read loop ---------------------------------------------------------------------
 
-    async def _run(self, send: Send, scope: anyio.CancelScope, carried: bool = False) -> None:
+    async def _run(self, send: SendHttp, scope: anyio.CancelScope, carried: bool = False) -> None:
         endpoint = self.endpoint
         exchange = send.exchange
         connection: HttpConnection | None = None
@@ -276,7 +277,7 @@ class _Carrier:
             self._apply(endpoint.receive_failure(exchange, describe(TimeoutError())))
 
     async def _open(
-        self, send: Send, scope: anyio.CancelScope | None = None
+        self, send: SendHttp, scope: anyio.CancelScope | None = None
     ) -> tuple[HttpConnection, h11.Response]:
         # Send the request and read the response head. A GET stream's head comes
         # at once; a POST's may wait for the server to finish its work.
@@ -302,11 +303,11 @@ class _Carrier:
 
     async def aclose(self, timeout: float) -> None:
         """Stop every exchange and end the session (DELETE), within ``timeout``."""
-        deletes: list[Send] = []
+        deletes: list[SendHttp] = []
         for action in self.endpoint.close():
-            if isinstance(action, Send):
+            if isinstance(action, SendHttp):
                 deletes.append(action)
-            elif isinstance(action, Abort):
+            elif isinstance(action, AbortExchange):
                 scope = self._scopes.pop(action.exchange, None)
                 if scope is not None:
                     scope.cancel()

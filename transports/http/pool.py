@@ -23,7 +23,7 @@ import anyio
 import h11
 from anyio.abc import ByteStream
 
-from mcp_core.http.client_actions import Origin
+from mcp_core.http.client_actions import HttpOrigin
 
 from .head_lines import lines_of, with_lines
 
@@ -118,7 +118,9 @@ def _chunk_of(event: Any) -> bytes | None:
 class HttpConnection:
     """One HTTP/1.1 connection to an origin."""
 
-    def __init__(self, stream: ByteStream, origin: Origin, timeouts: HttpClientTimeouts) -> None:
+    def __init__(
+        self, stream: ByteStream, origin: HttpOrigin, timeouts: HttpClientTimeouts
+    ) -> None:
         self.stream = stream
         self.origin = origin
         self.timeouts = timeouts
@@ -228,14 +230,14 @@ class ConnectionPool:
         self.timeouts = timeouts
         self._ssl_context = ssl_context
         self.max_idle = max_idle
-        self._idle: dict[Origin, list[HttpConnection]] = {}
+        self._idle: dict[HttpOrigin, list[HttpConnection]] = {}
 
     def _context(self) -> ssl.SSLContext:
         if self._ssl_context is None:
             self._ssl_context = ssl.create_default_context()
         return self._ssl_context
 
-    async def acquire(self, origin: Origin) -> HttpConnection:
+    async def acquire(self, origin: HttpOrigin) -> HttpConnection:
         """An idle connection to ``origin``, or a new one."""
         idle = self._idle.get(origin, [])
         now = anyio.current_time()

@@ -38,10 +38,12 @@ import anyio
 import h11
 from anyio.abc import SocketAttribute, SocketStream, TaskGroup, TaskStatus
 
-from mcp_core import DEFAULT_LIMITS, REVISIONS, EventStore, Limits, Server
+from mcp_core import REVISIONS, Limits, Server
+from mcp_core.http import EventStore
 from mcp_core.http.decisions import Headers, HttpRequest, Reply
 from mcp_core.http.headers import LOOPBACK_HOSTS, is_loopback
 from mcp_core.http.server import HttpServerConfig
+from mcp_core.wire import DEFAULT_LIMITS
 
 from ..driver import DEFAULT_MAX_CONCURRENCY
 from .head_lines import lines_of, with_lines

@@ -49,16 +49,8 @@ from typing import Any, Final, Protocol, TypeAlias
 import anyio
 from anyio.abc import TaskGroup
 
-from mcp_core import (
-    DEFAULT_LIMITS,
-    LEGACY_REVISIONS,
-    REVISIONS,
-    EventStore,
-    Limits,
-    Message,
-    Server,
-    SessionState,
-)
+from mcp_core import REVISIONS, Limits, Server, SessionState
+from mcp_core.http import EventStore
 from mcp_core.http.decisions import (
     SSE_HEADERS,
     AuthRefusal,
@@ -72,11 +64,13 @@ from mcp_core.http.decisions import (
     SendOnStream,
 )
 from mcp_core.http.server import HttpEndpoint, HttpServerConfig
+from mcp_core.types import LEGACY_REVISIONS
+from mcp_core.wire import DEFAULT_LIMITS, Message
 
 from ..driver import DEFAULT_MAX_CONCURRENCY, Driver
 from ..first_wait import watching
 from ..server_connection import ServerConnection
-from .streams import LegacySession, SseSession, Stream, modern_sink
+from .streams import AnswerStream, LegacySession, LegacySseConnection, modern_sink
 
 __all__ = [
     "DEFAULT_TIMEOUTS",
@@ -185,7 +179,7 @@ class _Writer:
         self,
         service: HttpService,
         out: Responder,
-        stream: Stream,
+        stream: AnswerStream,
         decision: Dispatch,
         on_gone: Callable[[], None] | None,
     ) -> None:
@@ -288,7 +282,7 @@ class HttpService:
         )
         self.sessions: dict[str, LegacySession] = {}
         #: Live HTTP+SSE (2024-11-05) sessions by id.
-        self.sse_sessions: dict[str, SseSession] = {}
+        self.sse_sessions: dict[str, LegacySseConnection] = {}
         self._tg: TaskGroup | None = None
 
     @property
@@ -476,7 +470,7 @@ class HttpService:
         # streamable-http.mdx "Cancellation": closing the stream cancels the
         # request).
         assert self._tg is not None, "handle() is called while running()"
-        stream = Stream(None, None, decision.request_id, mode="sse" if decision.sse else None)
+        stream = AnswerStream(None, None, decision.request_id, mode="sse" if decision.sse else None)
         stream.attached = True
         connection = self._connection(self._tg, principal)
         driver = connection.driver
@@ -494,7 +488,7 @@ class HttpService:
     async def _serve_here(
         self,
         out: Responder,
-        stream: Stream,
+        stream: AnswerStream,
         decision: Dispatch,
         driver: Driver,
         jobs: list[Any],
@@ -537,7 +531,7 @@ class HttpService:
         assert self._tg is not None, "handle() is called while running()"
         legacy = tuple(r for r in self.revisions if r in LEGACY_REVISIONS)
         connection = self._connection(self._tg, decision.principal, legacy)
-        session = SseSession(decision.session_id, connection)
+        session = LegacySseConnection(decision.session_id, connection)
         self.sse_sessions[decision.session_id] = session
         self.endpoint.bind_sse(decision.session_id, connection.session)
         stream = session.stream
@@ -564,12 +558,12 @@ class HttpService:
 
     # --- writing answers -----------------------------------------------------------------
 
-    async def _answer(self, out: Responder, stream: Stream, decision: Dispatch) -> None:
+    async def _answer(self, out: Responder, stream: AnswerStream, decision: Dispatch) -> None:
         # The answer to a dispatched request, JSON or SSE, with the client watched
         # meanwhile: one that hangs up raises PeerGone.
         await out.watched(lambda: self._write_answer(out, stream, decision))
 
-    async def _write_answer(self, out: Responder, stream: Stream, decision: Dispatch) -> None:
+    async def _write_answer(self, out: Responder, stream: AnswerStream, decision: Dispatch) -> None:
         # Every wait for the application watches for a hang-up first (out.watch).
         if stream.mode is None or (stream.mode == "json" and stream.response is None):
             out.watch()
@@ -598,7 +592,7 @@ class HttpService:
         await self._write_sse(out, stream, head, first + stream.take())
 
     async def _stream_events(
-        self, out: Responder, stream: Stream | None, decision: OpenStream
+        self, out: Responder, stream: AnswerStream | None, decision: OpenStream
     ) -> None:
         # A GET stream: the replay, then the live stream if it goes on.
         first = (decision.priming or b"") + b"".join(decision.replay)
@@ -610,7 +604,9 @@ class HttpService:
         live = stream
         await out.watched(lambda: self._write_sse(out, live, decision.headers, first + live.take()))
 
-    async def _write_sse(self, out: Responder, stream: Stream, head: Headers, first: bytes) -> None:
+    async def _write_sse(
+        self, out: Responder, stream: AnswerStream, head: Headers, first: bytes
+    ) -> None:
         # What is there goes with the head, and a stream that is complete by then
         # (a response that came at once) is one write.
         data = first + stream.take() if stream.items else first

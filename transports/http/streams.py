@@ -22,22 +22,22 @@ from typing import Final
 import anyio
 import anyio.lowlevel
 
-from mcp_core import ErrorResponse, Message, RequestId, Response, encode_event
 from mcp_core.http.decisions import Dispatch
 from mcp_core.http.server import HttpEndpoint
 from mcp_core.http.sessions import STANDALONE_STREAM
+from mcp_core.wire import ErrorResponse, Message, RequestId, Response, encode_event
 
 from ..driver import Sink, encode_for_peer
 from ..server_connection import ServerConnection
 
-__all__ = ["LegacySession", "SseSession", "Stream", "modern_sink"]
+__all__ = ["LegacySession", "LegacySseConnection", "AnswerStream", "modern_sink"]
 
 MAX_QUEUED_EVENTS: Final = 1024
 """Events a stream holds for a client that reads too slowly; past this its
 connection is dropped (a legacy client can resume from the event store)."""
 
 
-class Stream:
+class AnswerStream:
     """One answer being written: JSON once, or SSE events as they come.
 
     Attributes:
@@ -158,7 +158,7 @@ def _is_answer(message: Message) -> bool:
     return kind is Response or kind is ErrorResponse
 
 
-def modern_sink(endpoint: HttpEndpoint, stream: Stream) -> Sink:
+def modern_sink(endpoint: HttpEndpoint, stream: AnswerStream) -> Sink:
     """The driver sink of a 2026-07-28 request's own connection: everything it
     sends belongs to that request's stream (notifications before the response,
     or a subscriptions/listen stream's notifications)."""
@@ -180,17 +180,17 @@ class LegacySession:
         self.id = session_id
         self.connection = connection
         self.endpoint = endpoint
-        self.standalone = Stream(session_id, STANDALONE_STREAM, None, mode="sse")
+        self.standalone = AnswerStream(session_id, STANDALONE_STREAM, None, mode="sse")
         #: Unfinished streams by stream id (the standalone one included).
-        self.streams: dict[str, Stream] = {STANDALONE_STREAM: self.standalone}
-        self._by_request: dict[RequestId, Stream] = {}
+        self.streams: dict[str, AnswerStream] = {STANDALONE_STREAM: self.standalone}
+        self._by_request: dict[RequestId, AnswerStream] = {}
         connection.driver.attach(self._sink)
 
-    def open(self, dispatch: Dispatch) -> Stream:
+    def open(self, dispatch: Dispatch) -> AnswerStream:
         """The stream for a dispatched request; registered before the body is fed,
         since the session may answer at once (ping)."""
         assert dispatch.request_id is not None and dispatch.stream_id is not None
-        stream = Stream(
+        stream = AnswerStream(
             self.id,
             dispatch.stream_id,
             dispatch.request_id,
@@ -202,7 +202,7 @@ class LegacySession:
         self._by_request[dispatch.request_id] = stream
         return stream
 
-    def abandon(self, stream: Stream) -> None:
+    def abandon(self, stream: AnswerStream) -> None:
         """Its client left before anything identified the stream to it (no event
         id was sent): nobody can resume it, so forget it."""
         self.streams.pop(stream.stream_id or "", None)
@@ -236,7 +236,7 @@ class LegacySession:
         self._by_request.clear()
 
 
-class SseSession:
+class LegacySseConnection:
     """A session of the deprecated HTTP+SSE transport (2024-11-05): one
     ServerConnection whose every message goes on the session's one stream, as a
     ``message`` event (basic/transports.mdx "HTTP with SSE")."""
@@ -244,7 +244,7 @@ class SseSession:
     def __init__(self, session_id: str, connection: ServerConnection) -> None:
         self.id = session_id
         self.connection = connection
-        self.stream = Stream(session_id, None, None, mode="sse")
+        self.stream = AnswerStream(session_id, None, None, mode="sse")
         self.stream.attached = True
         connection.driver.attach(self._sink)
 

@@ -1,0 +1,40 @@
+"""A real uvicorn on loopback, in the test's own event loop (asyncio only)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import anyio
+import uvicorn
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its signal handlers: pytest keeps Ctrl-C."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@contextlib.asynccontextmanager
+async def uvicorn_serving(app: Any) -> AsyncIterator[int]:
+    """Serve ``app`` with uvicorn on a free loopback port; yields the port."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=1
+    )
+    server = _Uvicorn(config)
+    with sock:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve, [sock])
+            try:
+                yield sock.getsockname()[1]
+            finally:
+                server.should_exit = True
+        assert server.started

@@ -1,0 +1,345 @@
+"""The HTTP server over real loopback sockets, on asyncio and trio.
+
+Requests are written with h11's client side (raw HTTP/1.1 bytes on a TCP
+stream) and answers are read back the same way; SSE bodies go through
+`mcp_core.SSEParser`. Every wait is bounded by LIMIT; nothing sleeps to
+synchronise.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
+import pytest
+from http_helpers import (
+    LIMIT,
+    META,
+    Gates,
+    RawClient,
+    call,
+    data,
+    initialize,
+    make_server,
+    modern_headers,
+    open_session,
+)
+
+from mcp_core import Context, Server
+from mcp_core.wire import HEADER_MISMATCH
+from transports.http.server import HttpTimeouts, serve_http
+
+pytestmark = pytest.mark.anyio
+
+
+@asynccontextmanager
+async def running(server: Server, timeouts: HttpTimeouts | None = None) -> AsyncIterator[int]:
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(
+            lambda task_status: serve_http(
+                server, port=0, timeouts=timeouts or HttpTimeouts(), task_status=task_status
+            )
+        )
+        try:
+            yield port
+        finally:
+            tg.cancel_scope.cancel()
+
+
+# --- the legacy era ----------------------------------------------------------------------------
+
+
+async def test_initialize_then_a_json_answer_on_a_2025_06_18_session() -> None:
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        session_id = await open_session(client, "2025-06-18")
+        await client.send("POST", call("echo", {"text": "hi"}), mcp_session_id=session_id)
+        answer = await client.answer()
+        assert answer.status == 200 and answer.headers["content-type"] == "application/json"
+        assert answer.json()["result"]["content"][0]["text"] == "hi"
+
+
+async def test_a_2025_11_25_session_answers_on_sse_after_a_priming_event() -> None:
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        session_id = await open_session(client)
+        await client.send("POST", call("echo", {"text": "hi"}), mcp_session_id=session_id)
+        head = await client.head()
+        assert head.status == 200
+        assert head.headers["content-type"] == "text/event-stream"
+        assert head.headers["cache-control"] == "no-cache"
+        assert head.headers["x-accel-buffering"] == "no"
+        events = await client.events()  # to the end of the stream
+        assert events[0].data == "" and events[0].id and events[0].retry is not None
+        (response,) = data(events)
+        assert response["id"] == 1 and response["result"]["content"][0]["text"] == "hi"
+        assert len({e.id for e in events}) == len(events)
+
+
+async def test_progress_and_logs_come_on_the_requests_stream_before_the_response() -> None:
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        session_id = await open_session(client, "2025-06-18")
+        request = call("slow", {}, id=4, _meta={"progressToken": "p"})
+        await client.send("POST", request, mcp_session_id=session_id)
+        head = await client.head()
+        # Something came before the response, so the answer is a stream.
+        assert head.headers["content-type"] == "text/event-stream"
+        methods = [m.get("method", m.get("id")) for m in data(await client.events())]
+        assert methods == ["notifications/progress", "notifications/message", 4]
+
+
+async def test_the_get_stream_receives_a_list_changed_notification() -> None:
+    server = make_server(Gates())
+    async with running(server) as port, RawClient(port) as client, RawClient(port) as get:
+        session_id = await open_session(client)
+        await get.send("GET", mcp_session_id=session_id)
+        head = await get.head()
+        assert head.status == 200 and head.headers["content-type"] == "text/event-stream"
+        (priming,) = await get.events(lambda events: bool(events))
+        assert priming.data == ""
+        server.add_tool(lambda: "new", name="added")
+        events = await get.events(lambda events: bool(events))
+        assert data(events) == [{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}]
+
+
+async def test_delete_ends_the_session_then_404() -> None:
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        session_id = await open_session(client)
+        await client.send("DELETE", mcp_session_id=session_id)
+        assert (await client.answer()).status == 200
+        await client.send("POST", call("echo", {"text": "x"}), mcp_session_id=session_id)
+        answer = await client.answer()
+        assert answer.status == 404 and answer.json()["id"] is None
+
+
+async def test_a_refused_initialize_leaves_no_session() -> None:
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        await client.send("POST", {"jsonrpc": "2.0", "id": 0, "method": "initialize"})
+        answer = await client.answer()
+        assert answer.status == 200 and answer.json()["error"]["code"] == -32602
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        await client.send("POST", ping, mcp_session_id=answer.headers["mcp-session-id"])
+        assert (await client.answer()).status == 404
+
+
+async def test_a_bad_origin_gets_403() -> None:
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        await client.send("POST", initialize(), origin="http://evil.example.com")
+        answer = await client.answer()
+        assert answer.status == 403 and "error" in answer.json()
+        # The connection stays usable.
+        await client.send("POST", initialize())
+        assert (await client.answer()).status == 200
+
+
+async def test_a_dropped_stream_is_resumed_with_last_event_id() -> None:
+    # 2025-11-25 "Resumability and Redelivery": the client reconnects with GET and
+    # Last-Event-ID and gets the response on the resumed stream.
+    gates = Gates()
+    async with running(make_server(gates)) as port:
+        async with RawClient(port) as client:
+            session_id = await open_session(client)
+            await client.send("POST", call("hang", {}, id=8), mcp_session_id=session_id)
+            await client.head()
+            (priming,) = await client.events(lambda events: bool(events))
+            with anyio.fail_after(LIMIT):
+                await gates.started.wait()
+        # Disconnected: not a cancellation in this era.
+        gates.release.set()
+        async with RawClient(port) as again:
+            await again.send("GET", mcp_session_id=session_id, last_event_id=priming.id or "")
+            assert (await again.head()).status == 200
+            (response,) = data(await again.events())
+            assert response["id"] == 8
+            assert response["result"]["content"] == [{"type": "text", "text": "released"}]
+        assert not gates.cancelled.is_set()
+
+
+# --- the modern era ----------------------------------------------------------------------------
+
+
+async def test_a_modern_request_needs_no_session() -> None:
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        request = call("echo", {"text": "now"}, id=3, _meta=META)
+        await client.send("POST", request, **modern_headers("tools/call", "echo"))
+        answer = await client.answer()
+        assert answer.status == 200 and "mcp-session-id" not in answer.headers
+        result = answer.json()["result"]
+        assert result["content"][0]["text"] == "now" and result["resultType"] == "complete"
+
+
+async def test_a_modern_header_mismatch_gets_400() -> None:
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        request = call("echo", {"text": "now"}, id=3, _meta=META)
+        await client.send("POST", request, **modern_headers("tools/call", "other"))
+        answer = await client.answer()
+        assert answer.status == 400
+        assert answer.json()["error"]["code"] == HEADER_MISMATCH and answer.json()["id"] == 3
+
+
+async def test_closing_a_modern_stream_cancels_the_request(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # 2026-07-28 streamable-http.mdx "Cancellation". The hang-up is an ordinary
+    # end of the request, on trio too (where task groups wrap what leaves them).
+    gates = Gates()
+    async with running(make_server(gates)) as port:
+        async with RawClient(port) as client:
+            request = call("hang", {}, id=5, _meta=META)
+            await client.send("POST", request, **modern_headers("tools/call", "hang"))
+            with anyio.fail_after(LIMIT):
+                await gates.started.wait()
+        with anyio.fail_after(LIMIT):
+            await gates.cancelled.wait()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def _stepping(gates: Gates) -> Server:
+    # The test server, with a tool that reports progress, then waits for the test.
+    server = make_server(gates)
+
+    @server.tool
+    async def step(ctx: Context) -> str:
+        """Report progress, then wait for the test, noting a cancellation."""
+        await ctx.report_progress(1, 2)
+        return await gates.hold()
+
+    return server
+
+
+async def test_a_modern_handler_streams_what_it_sends_while_it_runs() -> None:
+    # Progress reaches the client while the handler still waits for the test.
+    gates = Gates()
+    async with running(_stepping(gates)) as port, RawClient(port) as client:
+        request = call("step", {}, id=6, _meta={**META, "progressToken": "p"})
+        await client.send("POST", request, **modern_headers("tools/call", "step"))
+        head = await client.head()
+        assert head.status == 200 and head.headers["content-type"] == "text/event-stream"
+        early = await client.events(lambda events: bool(data(events)))
+        assert [m["method"] for m in data(early)] == ["notifications/progress"]
+        gates.release.set()
+        rest = data(await client.events())
+        assert [m["id"] for m in rest] == [6]
+        assert rest[0]["result"]["content"][0]["text"] == "released"
+        # The connection serves the next request.
+        await client.send(
+            "POST",
+            call("echo", {"text": "next"}, id=7, _meta=META),
+            **modern_headers("tools/call", "echo"),
+        )
+        assert (await client.answer()).json()["id"] == 7
+
+
+async def test_a_legacy_handler_streams_what_it_sends_while_it_runs() -> None:
+    gates = Gates()
+    async with running(_stepping(gates)) as port, RawClient(port) as client:
+        session_id = await open_session(client, "2025-06-18")
+        request = call("step", {}, id=9, _meta={"progressToken": "p"})
+        await client.send("POST", request, mcp_session_id=session_id)
+        head = await client.head()
+        assert head.status == 200 and head.headers["content-type"] == "text/event-stream"
+        early = await client.events(lambda events: bool(data(events)))
+        assert [m["method"] for m in data(early)] == ["notifications/progress"]
+        gates.release.set()
+        assert [m["id"] for m in data(await client.events())] == [9]
+        assert not gates.cancelled.is_set()
+
+
+async def test_hanging_up_on_a_modern_stream_cancels_its_handler() -> None:
+    gates = Gates()
+    async with running(_stepping(gates)) as port:
+        async with RawClient(port) as client:
+            request = call("step", {}, id=8, _meta={**META, "progressToken": "p"})
+            await client.send("POST", request, **modern_headers("tools/call", "step"))
+            await client.head()
+            await client.events(lambda events: bool(data(events)))
+            with anyio.fail_after(LIMIT):
+                await gates.started.wait()
+        with anyio.fail_after(LIMIT):
+            await gates.cancelled.wait()
+
+
+async def test_a_client_that_stops_reading_is_cut_off_and_its_request_cancelled() -> None:
+    # The writer task's write times out (HttpTimeouts.write): the connection is
+    # dropped and, in this era, that cancels the handler.
+    gates = Gates()
+    server = make_server(gates)
+
+    @server.tool
+    async def flood(ctx: Context) -> str:
+        """Send large progress messages until cancelled."""
+        try:
+            for step in itertools.count(1):
+                await ctx.report_progress(step, None, "x" * 60_000)
+                await anyio.sleep(0)
+        except anyio.get_cancelled_exc_class():
+            gates.cancelled.set()
+            raise
+
+    async with running(server, HttpTimeouts(write=0.2)) as port, RawClient(port) as client:
+        request = call("flood", {}, id=10, _meta={**META, "progressToken": "p"})
+        await client.send("POST", request, **modern_headers("tools/call", "flood"))
+        with anyio.fail_after(LIMIT):
+            await gates.cancelled.wait()
+
+
+# --- the connection ----------------------------------------------------------------------------
+
+
+async def test_keep_alive_serves_many_requests_on_one_connection() -> None:
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        session_id = await open_session(client, "2025-06-18")
+        for n in range(3):
+            await client.send(
+                "POST", call("echo", {"text": str(n)}, id=n), mcp_session_id=session_id
+            )
+            assert (await client.answer()).json()["id"] == n
+
+
+async def test_a_slow_head_is_cut_off() -> None:
+    timeouts = HttpTimeouts(head=0.05)
+    async with running(make_server(Gates()), timeouts) as port, RawClient(port) as client:
+        await client.sock.send(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n")
+        assert await client.closed()
+
+
+async def test_an_idle_connection_is_closed() -> None:
+    timeouts = HttpTimeouts(keep_alive=0.05)
+    async with running(make_server(Gates()), timeouts) as port, RawClient(port) as client:
+        assert await client.closed()
+
+
+async def test_a_malformed_request_gets_400_and_a_close() -> None:
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        await client.sock.send(b"NOT HTTP AT ALL\r\n\r\n")
+        with anyio.fail_after(LIMIT):
+            raw = await client.sock.receive()
+        assert raw.startswith(b"HTTP/1.1 400")
+        assert await client.closed()
+
+
+async def test_an_event_store_factory_serves_every_session() -> None:
+    # EventStore is two calls (store, replay_after): a backend of one's own fits.
+    from mcp_core.http import MemoryEventStore
+
+    made: list[MemoryEventStore] = []
+
+    def factory() -> MemoryEventStore:
+        made.append(MemoryEventStore(max_events=8))
+        return made[-1]
+
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(
+            lambda task_status: serve_http(
+                make_server(Gates()), port=0, event_store=factory, task_status=task_status
+            )
+        )
+        async with RawClient(port) as client:
+            session_id = await open_session(client)
+            await client.send("POST", call("echo", {"text": "hi"}), mcp_session_id=session_id)
+            await client.head()
+            assert data(await client.events())[0]["id"] == 1
+        tg.cancel_scope.cancel()
+    (store,) = made
+    assert len(store) == 2  # the priming event and the response
