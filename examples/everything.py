@@ -71,8 +71,7 @@ from mcp_core.types import (
     TextResourceContents,
     Tool,
 )
-from transports.http.server import run_http
-from transports.stdio import run_stdio
+from transports import run_http, run_stdio
 
 PNG: Final = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAAB"

@@ -36,7 +36,7 @@ from mcp_core.types import (
     ToolAnnotations,
 )
 from mcp_core.wire import INVALID_PARAMS
-from transports.stdio import run_stdio
+from transports import run_stdio
 
 MAX_FILE_BYTES: Final = 1024 * 1024
 """The largest file readFile returns; a model has no use for more in one result."""

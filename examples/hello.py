@@ -15,7 +15,7 @@ Run it:
 from __future__ import annotations
 
 from mcp_core import Server
-from transports.stdio import run_stdio
+from transports import run_stdio
 
 server = Server("hello", "1.0.0", instructions="Greets whoever you name, in two languages.")
 

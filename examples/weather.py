@@ -24,7 +24,7 @@ from typing import Annotated, Final
 import msgspec
 
 from mcp_core import Server
-from transports.stdio import run_stdio
+from transports import run_stdio
 
 CONDITIONS: Final = ("sunny", "partly cloudy", "cloudy", "light rain", "heavy rain", "windy")
 
