@@ -32,11 +32,16 @@ async def serving(
     *,
     revisions: tuple[str, ...] = REVISIONS,
     timeouts: HttpTimeouts | None = None,
+    max_connections: int | None = None,
     **config: Any,
 ) -> AsyncIterator[tuple[HttpServer, str]]:
     """Our h11 server for ``server`` on 127.0.0.1, a free port: (server, its URL)."""
     http = HttpServer(
-        server, HttpServerConfig(**config), revisions=revisions, timeouts=timeouts or HttpTimeouts()
+        server,
+        HttpServerConfig(**config),
+        revisions=revisions,
+        timeouts=timeouts or HttpTimeouts(),
+        max_connections=max_connections,
     )
     async with anyio.create_task_group() as tg:
         port = await tg.start(http.serve, "127.0.0.1", 0)

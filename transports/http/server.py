@@ -28,15 +28,17 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import logging
 import math
+import resource
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, Final
 
 import anyio
 import h11
-from anyio.abc import SocketAttribute, SocketStream, TaskGroup, TaskStatus
+from anyio.abc import SocketAttribute, SocketListener, SocketStream, TaskGroup, TaskStatus
 
 from mcp_core import REVISIONS, Limits, Server
 from mcp_core.http import EventStore
@@ -68,6 +70,27 @@ larger than both together, with 431."""
 _LINGER_SECONDS: Final = 1.0
 """How long a refused upload is drained before its connection is closed."""
 
+_OUT_OF_DESCRIPTORS: Final = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+"""accept() errors that say the process (or the system) has no room for another
+socket now: the listener waits and tries again instead of ending the server."""
+_STARVED_LOG_INTERVAL: Final = 60.0
+"""Seconds between two warnings that accept() is out of descriptors."""
+_ACCEPT_RETRY: Final = (0.01, 1.0)
+"""First and longest pause between accept() attempts while out of descriptors."""
+_DESCRIPTORS_KEPT: Final = 64
+"""Descriptors left below the process's limit by the default connection cap: room for
+the listener, logs, an event store, a client connection of a handler's own."""
+
+
+def default_max_connections() -> int:
+    """The default cap on open connections: the soft limit on open files less
+    `_DESCRIPTORS_KEPT` (at least 16), so that idle connections are closed before
+    accept() runs out of descriptors (`Too many open files`)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return 65536
+    return max(16, soft - _DESCRIPTORS_KEPT)
+
 
 class HttpServer:
     """Serves one `Server` on streamable HTTP; `serve_http` makes and runs one.
@@ -82,6 +105,10 @@ class HttpServer:
         authenticate: the authentication hook (see `Authenticate`), or None.
         event_store: makes each session's SSE event store; by default a
             bounded `MemoryEventStore`.
+        max_connections: connections open at once; when a new one would pass
+            it, the connection idle the longest is closed, and if none is idle
+            the new one is answered 503 and closed. By default
+            `default_max_connections()`, below the limit on open files.
     """
 
     def __init__(
@@ -95,6 +122,7 @@ class HttpServer:
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         authenticate: Authenticate | None = None,
         event_store: Callable[[], EventStore] | None = None,
+        max_connections: int | None = None,
     ) -> None:
         self.service = HttpService(
             server,
@@ -110,6 +138,10 @@ class HttpServer:
         #: Live legacy sessions by id (the service's).
         self.sessions = self.service.sessions
         self.timeouts = timeouts
+        self.max_connections = max_connections or default_max_connections()
+        #: Open connections, and those waiting for a request, each oldest first.
+        self.connections: dict[_HttpConnection, None] = {}
+        self.idle: dict[_HttpConnection, None] = {}
         self._tg: TaskGroup | None = None
 
     async def serve(
@@ -127,20 +159,78 @@ class HttpServer:
         async with listener, self.service.running() as tg:
             task_status.started(int(listener.extra(SocketAttribute.local_port)))
             self._tg = tg
+            # One listener per address family; each is a SocketListener, whose
+            # accept() we call ourselves.
+            *others, last = [one for one in listener.listeners if isinstance(one, SocketListener)]
+            for other in others:
+                tg.start_soon(self._accept, other, tg)
             try:
-                await listener.serve(self._serve_socket, task_group=tg)
+                await self._accept(last, tg)
             finally:
                 self._tg = None
+
+    async def _accept(self, listener: SocketListener, tg: TaskGroup) -> None:
+        # Our own accept loop: anyio's serve() ends the server on the first
+        # failed accept(), and running out of descriptors is a passing state.
+        pause = _ACCEPT_RETRY[0]
+        said = -math.inf
+        while True:
+            try:
+                sock = await listener.accept()
+            except (OSError, anyio.BrokenResourceError) as failure:
+                # anyio's trio backend wraps the OSError.
+                exc = failure if isinstance(failure, OSError) else failure.__cause__
+                if not isinstance(exc, OSError) or exc.errno not in _OUT_OF_DESCRIPTORS:
+                    raise
+                if anyio.current_time() - said > _STARVED_LOG_INTERVAL:
+                    said = anyio.current_time()
+                    log.warning(
+                        "accept() failed (%s) with %d connections open: closing idle "
+                        "connections and waiting for descriptors to free up",
+                        exc.strerror,
+                        len(self.connections),
+                    )
+                if not self._close_idle():
+                    await anyio.sleep(pause)
+                    pause = min(pause * 2, _ACCEPT_RETRY[1])
+                else:
+                    await anyio.sleep(0)
+                continue
+            pause = _ACCEPT_RETRY[0]
+            if len(self.connections) >= self.max_connections and not self._close_idle():
+                tg.start_soon(self._refuse_socket, sock)
+            else:
+                tg.start_soon(self._serve_socket, sock)
+
+    def _close_idle(self) -> bool:
+        # Closes the connection that has waited longest for a request; False if
+        # every connection is busy.
+        for connection in self.idle:
+            connection.close_idle()
+            return True
+        return False
+
+    async def _refuse_socket(self, sock: SocketStream) -> None:
+        assert self._tg is not None
+        async with sock:
+            connection = _HttpConnection(self, sock, self._tg)
+            with contextlib.suppress(PeerGone, anyio.BrokenResourceError, OSError):
+                await connection.reply(Reply(503, (("retry-after", "1"),), close=True))
 
     async def _serve_socket(self, sock: SocketStream) -> None:
         assert self._tg is not None
         async with sock:
+            connection = _HttpConnection(self, sock, self._tg)
+            self.connections[connection] = None
             try:
-                await _HttpConnection(self, sock, self._tg).run()
+                await connection.run()
             except (PeerGone, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 pass
             except Exception:  # pragma: no cover - a bug of ours; keep serving others
                 log.exception("HTTP connection failed")
+            finally:
+                del self.connections[connection]
+                self.idle.pop(connection, None)
 
 
 class _Signal:
@@ -273,7 +363,13 @@ class _HttpConnection:
         if event is h11.NEED_DATA:
             # Idle between requests: wait keep_alive for the first byte, then
             # head for the rest of the head (a slowloris client is cut off).
-            await self._receive_within(anyio.current_time() + self.timeouts.keep_alive)
+            # Meanwhile the server may close this connection for a new one.
+            idle = self.owner.idle
+            idle[self] = None
+            try:
+                await self._receive_within(anyio.current_time() + self.timeouts.keep_alive)
+            finally:
+                idle.pop(self, None)
             event = self.h11.next_event()
             if event is h11.NEED_DATA:
                 deadline = anyio.current_time() + self.timeouts.head
@@ -303,6 +399,12 @@ class _HttpConnection:
                 return b"".join(chunks)
             else:
                 raise PeerGone
+
+    def close_idle(self) -> None:
+        """End this connection, which waits for a request (the server needs room)."""
+        self.owner.idle.pop(self, None)
+        if self._deadline is not None:
+            self._deadline.cancel()
 
     async def run(self) -> None:
         try:
@@ -520,6 +622,7 @@ async def serve_http(
     limits: Limits = DEFAULT_LIMITS,
     timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    max_connections: int | None = None,
     task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve ``server`` at ``http://host:port/path`` until cancelled.
@@ -544,6 +647,7 @@ async def serve_http(
         limits: message limits of each session.
         timeouts: how long clients may take.
         max_concurrency: requests served at once per session.
+        max_connections: connections open at once (see `HttpServer`).
 
     Raises:
         UnsafeBindError: a non-loopback ``host`` without ``allowed_hosts``.
@@ -557,6 +661,7 @@ async def serve_http(
         max_concurrency=max_concurrency,
         authenticate=authenticate,
         event_store=event_store,
+        max_connections=max_connections,
     )
     await http.serve(host, port, task_status=task_status)
 
