@@ -427,6 +427,13 @@ class _HttpConnection:
                 return
             if request is None:
                 return
+            if _framed_twice(request):
+                # RFC 9112 section 6.3: a request with both Transfer-Encoding and
+                # Content-Length is a smuggling attempt as often as a mistake; the
+                # server MUST close the connection after responding.
+                await self._fail(400)
+                await self._linger()
+                return
             head = HttpRequest.from_pairs(request.method, request.target, request.headers)
             admitted = await service.admit(head)
             if isinstance(admitted, Reply) and admitted.close:
@@ -546,6 +553,11 @@ class _HttpConnection:
 
 
 _END: Final = h11.EndOfMessage()
+
+
+def _framed_twice(request: h11.Request) -> bool:
+    names = {name for name, _ in request.headers}
+    return b"content-length" in names and b"transfer-encoding" in names
 
 
 class UnsafeBindError(ValueError):
