@@ -409,13 +409,15 @@ class Server(Registry):
         state = self._open(params.request_state, binding, ctx)
         answers = dict(state.answers)
         responses = params.input_responses
-        if isinstance(params.request_state, UnsetType) and not isinstance(responses, UnsetType):
-            # Answers without a requestState, as a client of a server that keeps
-            # none sends them: each may answer a question of the first round, and
-            # the ask validates it ("" = method not known yet). Keys no ask uses
-            # are ignored (mrtr.mdx "Error Handling": ignore what is not needed).
-            answers = {key: ("", response) for key, response in responses.items()}
-        elif not isinstance(responses, UnsetType):
+        # Answers count only beside the requestState sealed with the questions:
+        # this server seals one into every InputRequiredResult it sends, and the
+        # client MUST echo it back with its answers (2026-07-28
+        # basic/patterns/mrtr.mdx "Client Requirements (Basic Workflow)").
+        # Answers without it answer no question of ours: taking them would skip
+        # the single-use check and run the handler again on the same answers.
+        # They are ignored, and the handler asks again (same page, "Error
+        # Handling": re-request what is missing rather than fail).
+        if not isinstance(params.request_state, UnsetType) and not isinstance(responses, UnsetType):
             # Only answers to the questions asked last count; other keys are
             # ignored, and a question left unanswered is asked again (same
             # section: re-request missing information rather than fail).

@@ -104,17 +104,32 @@ async def test_named_keys_over_several_rounds_get_new_states() -> None:
 
 
 @pytest.mark.anyio
-async def test_answers_without_request_state_answer_the_first_round() -> None:
-    # mrtr.mdx "Error Handling": unknown keys are ignored, a missing answer is
-    # asked again rather than failed.
+async def test_answers_without_the_request_state_answer_nothing() -> None:
+    # This server sends a requestState with every question, and the client MUST
+    # echo it (mrtr.mdx "Client Requirements"); answers without it would bypass
+    # the single-use check, so they are ignored and the question is asked again
+    # ("Error Handling": re-request rather than fail).
     server = make_server()
-    wrong = await call(server, {"name": "rounds", "inputResponses": {"wrong": NAME}})
-    assert list(wrong.input_requests) == ["step1"]
-    given = await call(server, {"name": "rounds", "inputResponses": {"step1": NAME, "x": {}}})
-    assert list(given.input_requests) == ["step2"]
-    with pytest.raises(McpError) as caught:
-        await call(server, {"name": "rounds", "inputResponses": {"step1": {"action": "maybe"}}})
+    ran: list[str] = []
+
+    @server.tool
+    async def confirm(ctx: Context) -> str:
+        answer = await ctx.elicit("Delete?", SCHEMA, key="ok")
+        ran.append(answer.content["name"])  # type: ignore[index]
+        return "deleted"
+
+    first = await call(server, {"name": "confirm"})
+    done = await call(server, retry(first, {"ok": NAME}, "confirm"))
+    assert isinstance(done, CallToolResult) and ran == ["Ada"]
+    for _ in range(2):  # the same answers again, without the (used) state
+        again = await call(server, {"name": "confirm", "inputResponses": {"ok": NAME}})
+        assert isinstance(again, InputRequiredResult)
+        assert list(again.input_requests) == ["ok"] and again.request_state
+    assert ran == ["Ada"]
+    with pytest.raises(McpError) as caught:  # the used state itself is refused
+        await call(server, retry(first, {"ok": NAME}, "confirm"))
     assert caught.value.code == INVALID_PARAMS
+    assert ran == ["Ada"]
 
 
 @pytest.mark.anyio
