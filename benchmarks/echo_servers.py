@@ -9,17 +9,57 @@ HTTP as it needs.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Awaitable, Callable
+import logging
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from mcp_core import Server
 
-__all__ = ["echo_call", "fastmcp_server", "ours", "sdk_decorated", "sdk_lowlevel"]
+__all__ = [
+    "echo_call",
+    "fastmcp_server",
+    "ours",
+    "quiet_logging",
+    "quiet_peers",
+    "sdk_decorated",
+    "sdk_lowlevel",
+]
 
 
 def echo(text: str) -> str:
     """Say the text back."""
     return text
+
+
+_PEER_LOGGERS = ("fastmcp", "mcp", "httpx", "uvicorn", "docket")
+"""Loggers of the peers that would print into the benchmark's tables."""
+
+
+@contextmanager
+def quiet_logging() -> Iterator[None]:
+    """Keep a peer's logging out of the benchmark's output: constructing the SDK's
+    ``MCPServer`` sets the root logger to INFO with a rich handler (so every
+    ``httpx`` request of its client printed a line), and FastMCP gives its own
+    logger rich handlers. The root logger is put back as it was, and the peers'
+    loggers say warnings and worse only."""
+    root = logging.getLogger()
+    level, handlers = root.level, root.handlers[:]
+    try:
+        yield
+    finally:
+        root.setLevel(level)
+        root.handlers[:] = handlers
+        for name in _PEER_LOGGERS:
+            logging.getLogger(name).setLevel(logging.WARNING)
+
+
+def quiet_peers() -> None:
+    """Import the peers that are installed with their logging kept quiet: FastMCP
+    configures its loggers when first imported, wherever that happens."""
+    for name in ("mcp.server.mcpserver", "fastmcp"):
+        with quiet_logging(), suppress(ImportError):
+            importlib.import_module(name)
 
 
 def ours() -> Server:
@@ -32,15 +72,17 @@ def ours() -> Server:
 def sdk_decorated(**options: Any) -> Any:
     """The official SDK's decorator server, ``MCPServer`` (``options`` go to it)."""
     mcpserver: Any = importlib.import_module("mcp.server.mcpserver")
-    server = mcpserver.MCPServer("bench-server", **options)
+    with quiet_logging():
+        server = mcpserver.MCPServer("bench-server", **options)
     server.tool()(echo)
     return server
 
 
 def sdk_lowlevel() -> Any:
     """The SDK's low-level ``Server``, its handlers written by hand."""
-    lowlevel: Any = importlib.import_module("mcp.server")
-    types: Any = importlib.import_module("mcp_types")
+    with quiet_logging():
+        lowlevel: Any = importlib.import_module("mcp.server")
+        types: Any = importlib.import_module("mcp_types")
     tool = types.Tool(
         name="echo",
         input_schema={
@@ -62,8 +104,9 @@ def sdk_lowlevel() -> Any:
 
 def fastmcp_server() -> Any:
     """FastMCP's server."""
-    fastmcp: Any = importlib.import_module("fastmcp")
-    server = fastmcp.FastMCP("bench-server")
+    with quiet_logging():
+        fastmcp: Any = importlib.import_module("fastmcp")
+        server = fastmcp.FastMCP("bench-server")
     server.tool(echo)
     return server
 

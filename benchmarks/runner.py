@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from .echo_servers import quiet_peers
 from .harness import Settings
 from .layers import LAYERS, LayerResult, load
 from .report import format_header, format_layer, to_json
@@ -73,15 +75,23 @@ def run_bench(
             latency_samples=1 if iterations is not None else settings.latency_samples,
         )
 
+    quiet_peers()
+    started = time.monotonic()
+    where = ""
+
     def progress(line: str) -> None:
-        print(line, file=err, flush=True)
+        # Every line says how far the whole run is: which layer of how many, and
+        # the time since the start.
+        print(f"[{where}, {time.monotonic() - started:.0f} s] {line}", file=err, flush=True)
 
     print("\n".join(format_header(command=command, runs=settings.runs)), file=out, flush=True)
     results: list[LayerResult] = []
-    for layer in layers:
+    for number, layer in enumerate(layers, 1):
+        where = f"layer {number}/{len(layers)}"
         result = layer.run(settings, progress)
         results.append(result)
         print("\n".join(format_layer(result)), file=out, flush=True)
+    where = "done"
 
     if json_path is not None:
         document = to_json(results, command=command, runs=settings.runs, quick=quick)
