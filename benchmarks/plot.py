@@ -4,9 +4,13 @@ Three panels, each from figures of the same run:
 
 * throughput by layer: every case with one call at a time and no size scaling,
   one bar per implementation, on a log scale (the layers span five decades);
-* throughput against calls in flight (1, 16, 256), one line per layer, backend
-  and implementation, for the main implementations of each family;
-* throughput against message size, when the run measured it.
+* throughput against calls in flight (1, 16, 256), a panel per layer, one line
+  per backend and main implementation;
+* throughput against message size, when the run measured it, likewise.
+
+One colour per implementation (mcp-core, the SDK, FastMCP, the floors); its
+variants (eras, object mode, the SDK's servers) differ by hatch or marker, and
+the backends by line style (asyncio solid, trio dashed).
 
 matplotlib comes with the ``bench`` extra; `check` says early whether it is there,
 so that a missing package fails the command before the runs, not after.
@@ -37,33 +41,45 @@ def check() -> str | None:
     return None
 
 
-_COLOURS = {
-    # Blues for mcp-core, oranges and browns for the SDK, green for FastMCP,
-    # greys for the floors: one family a hue, one implementation a shade.
-    "mcp-core": "#1f4e9c",
-    "mcp-core modern": "#1f4e9c",
-    "mcp-core legacy": "#5b8ad6",
-    "mcp-core objects": "#17becf",
-    "mcp-core modern, objects": "#17becf",
-    "mcp-core legacy, objects": "#9ed9e6",
-    "mcp SDK": "#e07b1a",
-    "mcp SDK (pydantic)": "#e07b1a",
-    "mcp SDK (DirectDispatcher)": "#e07b1a",
-    "mcp SDK MCPServer": "#e07b1a",
-    "mcp SDK legacy": "#a0522d",
-    "mcp SDK low-level": "#f2b36b",
-    "FastMCP": "#2e9a4f",
-    "msgspec typed": "#6b6b6b",
-    "msgspec untyped": "#b5b5b5",
-    "line echo": "#333333",
-    "h11 echo": "#333333",
-}
-
-_MARKERS = {"in-memory": "o", "stdio": "s", "http": "^"}
+_FAMILIES = (
+    # (label prefix, colour): one colour per implementation, whatever the variant.
+    ("mcp-core", "#1f4e9c"),
+    ("mcp SDK", "#e07b1a"),
+    ("FastMCP", "#2e9a4f"),
+    ("msgspec", "#6b6b6b"),
+    ("line echo", "#333333"),
+    ("h11 echo", "#333333"),
+)
+_HATCHES = ("", "//", "..", "xx", "\\\\", "++", "oo")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
-def _colour(label: str) -> str:
-    return _COLOURS.get(label, "#999999")
+def _family(label: str) -> tuple[str, str]:
+    """The implementation a label names and its colour."""
+    for prefix, colour in _FAMILIES:
+        if label.startswith(prefix):
+            return prefix, colour
+    return label, "#999999"
+
+
+def _variant(label: str) -> str:
+    """What sets a label apart within its implementation ("legacy, objects", ...)."""
+    family, _ = _family(label)
+    return label[len(family) :].strip(" ,()") or "default"
+
+
+class _Styles:
+    """Hands out a hatch or marker per variant, in the order variants appear, so
+    the same variant looks the same in every panel."""
+
+    def __init__(self, choices: tuple[str, ...]) -> None:
+        self.choices = choices
+        self.given: dict[str, str] = {}
+
+    def __call__(self, variant: str) -> str:
+        if variant not in self.given:
+            self.given[variant] = self.choices[len(self.given) % len(self.choices)]
+        return self.given[variant]
 
 
 def _single_call_cases(layers: Sequence[LayerResult]) -> list[tuple[str, CaseResult]]:
@@ -77,6 +93,7 @@ def _single_call_cases(layers: Sequence[LayerResult]) -> list[tuple[str, CaseRes
 
 def _bars(axis: Any, cases: list[tuple[str, CaseResult]]) -> None:
     labels = sorted({label for _, case in cases for label in case.timings}, key=_order)
+    hatch = _Styles(_HATCHES)
     for row, (_, case) in enumerate(cases):
         present = [label for label in labels if label in case.timings]
         height = 0.8 / max(1, len(present))
@@ -86,7 +103,9 @@ def _bars(axis: Any, cases: list[tuple[str, CaseResult]]) -> None:
                 row + slot * height,
                 figure.median,
                 height=height,
-                color=_colour(label),
+                color=_family(label)[1],
+                hatch=hatch(_variant(label)),
+                edgecolor="white",
                 label=label,
                 xerr=[[figure.median - figure.min], [figure.max - figure.median]],
                 error_kw={"elinewidth": 0.6},
@@ -99,7 +118,9 @@ def _bars(axis: Any, cases: list[tuple[str, CaseResult]]) -> None:
     axis.set_title("Throughput by layer, one call at a time")
     handles, names = axis.get_legend_handles_labels()
     unique = dict(zip(names, handles, strict=True))
-    axis.legend(unique.values(), unique.keys(), fontsize=7, loc="lower right")
+    axis.legend(
+        unique.values(), unique.keys(), fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1)
+    )
 
 
 def _order(label: str) -> tuple[int, str]:
@@ -109,11 +130,12 @@ def _order(label: str) -> tuple[int, str]:
 Series = dict[str, list[tuple[float, float]]]
 
 
-def _series(layers: Sequence[LayerResult], x_of: str) -> Series:
-    # Median ops/s by x, for each layer, backend and main implementation; only
+def _series(layers: Sequence[LayerResult], x_of: str) -> dict[str, Series]:
+    # Median ops/s by x, per layer: for each backend and main implementation; only
     # series with two points or more make a line.
-    series: Series = {}
+    panels: dict[str, Series] = {}
     for layer in layers:
+        series = panels.setdefault(layer.name, {})
         for result in layer.cases:
             case = result.case
             if not case.backend:
@@ -124,29 +146,33 @@ def _series(layers: Sequence[LayerResult], x_of: str) -> Series:
             x = float(case.payload_bytes if sized else case.concurrency)
             for label, timing in result.timings.items():
                 if label in _MAIN:
-                    key = f"{layer.name} {case.backend}: {label}"
+                    key = f"{label} ({case.backend})"
                     series.setdefault(key, []).append((x, timing.figure.median))
-    return {key: sorted(points) for key, points in series.items() if len(points) > 1}
+    kept = {
+        name: {key: sorted(points) for key, points in series.items() if len(points) > 1}
+        for name, series in panels.items()
+    }
+    return {name: series for name, series in kept.items() if series}
 
 
-def _lines(axis: Any, series: Series, x_of: str, title: str) -> None:
-    for key, points in sorted(series.items()):
-        label = key.split(": ", 1)[1]
-        style = "-" if "asyncio" in key else "--"
+def _lines(axis: Any, series: Series, x_of: str, title: str, marker: _Styles) -> None:
+    # Colour: the implementation; marker: its variant; solid asyncio, dashed trio.
+    for key, points in sorted(series.items(), key=lambda item: _order(item[0])):
+        label, _, backend = key.rpartition(" (")
         axis.plot(
             [x for x, _ in points],
             [y for _, y in points],
-            style,
-            marker=_MARKERS.get(key.split(" ", 1)[0], "o"),
-            color=_colour(label),
+            "--" if backend.startswith("trio") else "-",
+            marker=marker(_variant(label)),
+            color=_family(label)[1],
             label=key,
         )
     axis.set_xscale("log")
     axis.set_yscale("log")
     axis.set_xlabel("calls in flight" if x_of == "concurrency" else "text size, bytes")
     axis.set_ylabel("calls per second")
-    axis.set_title(title)
-    axis.legend(fontsize=6)
+    axis.set_title(title, fontsize=9)
+    axis.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1))
     axis.grid(True, which="both", alpha=0.3)
 
 
@@ -159,24 +185,25 @@ def plot(layers: Sequence[LayerResult], path: Path, *, title: str) -> None:
 
     cases = _single_call_cases(layers)
     lines = [
-        (x_of, name, series)
+        (x_of, f"{name}: {layer}", series)
         for x_of, name in [
             ("concurrency", "Throughput against calls in flight"),
             ("size", "Throughput against message size, one at a time"),
         ]
-        if (series := _series(layers, x_of))
+        for layer, series in _series(layers, x_of).items()
     ]
+    marker = _Styles(_MARKERS)
     heights = [1.5 + 0.35 * len(cases)] + [4.0] * len(lines)
     figure, axes = pyplot.subplots(
         len(heights),
         1,
-        figsize=(10, sum(heights)),
+        figsize=(12, sum(heights)),
         squeeze=False,
         gridspec_kw={"height_ratios": heights},
     )
     _bars(axes[0][0], cases)
     for (x_of, name, series), row in zip(lines, axes[1:], strict=True):
-        _lines(row[0], series, x_of, name)
+        _lines(row[0], series, x_of, name, marker)
     figure.suptitle(f"$ {title}", fontsize=9)
     figure.tight_layout()
     figure.savefig(path, dpi=110)
