@@ -35,6 +35,7 @@ from ..types.server import (
 )
 from ..wire.errors import INVALID_PARAMS
 from .context import McpError
+from .models import dump, is_model_instance, model_value
 
 __all__ = [
     "tool_result",
@@ -79,7 +80,7 @@ def _b64(data: bytes) -> str:
 
 
 def _json_text(value: Any) -> str:
-    return msgspec.json.encode(value).decode("utf-8")
+    return msgspec.json.encode(value, enc_hook=dump).decode("utf-8")
 
 
 def to_content(value: Any) -> list[ContentBlock]:
@@ -136,8 +137,16 @@ def tool_result(value: Any, *, structured: bool, wrap: bool) -> CallToolResult:
     if isinstance(value, CallToolResult):
         return value
     if not structured:
+        if isinstance(value, dict) or is_model_instance(value):
+            # An object returned by a tool that declared no output type is still
+            # data: structuredContent, and its JSON as text (as the official SDK
+            # does with a dict).
+            data = model_value(value)
+            return CallToolResult(
+                content=[TextContent(text=_json_text(data))], structured_content=data
+            )
         return CallToolResult(content=to_content(value))
-    data = msgspec.to_builtins(value)
+    data = model_value(value)
     return CallToolResult(
         content=[TextContent(text=_json_text(data))],
         structured_content={"result": data} if wrap else data,

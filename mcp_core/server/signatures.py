@@ -43,6 +43,7 @@ from ..types.content import (
 )
 from ..types.server import CallToolResult
 from .context import Context
+from .models import ModelParam, model_param, model_schema
 
 __all__ = ["FunctionInfo", "inspect_function", "output_schema", "parse_docstring"]
 
@@ -80,6 +81,7 @@ class FunctionInfo:
         "descriptions",
         "fn",
         "input_schema",
+        "models",
         "name",
         "parameters",
         "positional",
@@ -108,8 +110,12 @@ class FunctionInfo:
         self.positional = positional
         self.return_annotation = return_annotation
         self.required = tuple(p.name for p in parameters if p.default is inspect.Parameter.empty)
-        self.args_type = _args_struct(name, parameters)
-        self.input_schema = _input_schema(parameters, descriptions)
+        #: Parameters whose type is a pydantic model (see models.py), by name.
+        self.models = {
+            p.name: found for p in parameters if (found := model_param(p.annotation)) is not None
+        }
+        self.args_type = _args_struct(name, parameters, self.models)
+        self.input_schema = _input_schema(parameters, descriptions, self.models)
 
     def convert(self, arguments: Mapping[str, Any], *, strict: bool = True) -> dict[str, Any]:
         """Validate and convert a JSON arguments object into keyword values.
@@ -124,7 +130,11 @@ class FunctionInfo:
             msgspec.ValidationError: the message says what is wrong and where.
         """
         converted = msgspec.convert(arguments, self.args_type, strict=strict)
-        return {p.name: getattr(converted, p.name) for p in self.parameters}
+        values = {p.name: getattr(converted, p.name) for p in self.parameters}
+        for name, model in self.models.items():
+            if name in values:
+                values[name] = model.validate(name, values[name], strict=strict)
+        return values
 
     def call(self, values: dict[str, Any], ctx: Context | None) -> Any:
         """Call the handler with converted values (and the Context, if it takes one).
@@ -255,10 +265,13 @@ def _annotation_type(param: inspect.Parameter) -> Any:
     return Any if annotation is inspect.Parameter.empty else annotation
 
 
-def _args_struct(name: str, parameters: tuple[inspect.Parameter, ...]) -> type[msgspec.Struct]:
+def _args_struct(
+    name: str, parameters: tuple[inspect.Parameter, ...], models: dict[str, ModelParam]
+) -> type[msgspec.Struct]:
     fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
     for param in parameters:
-        kind = _annotation_type(param)
+        model = models.get(param.name)
+        kind = model.wire_type if model is not None else _annotation_type(param)
         if param.default is inspect.Parameter.empty:
             fields.append((param.name, kind))
         elif isinstance(param.default, list | dict | set | bytearray):
@@ -278,17 +291,24 @@ def _copier(value: Any) -> Callable[[], Any]:
 
 
 def _input_schema(
-    parameters: tuple[inspect.Parameter, ...], descriptions: dict[str, str]
+    parameters: tuple[inspect.Parameter, ...],
+    descriptions: dict[str, str],
+    models: dict[str, ModelParam],
 ) -> dict[str, Any]:
     if not parameters:
         # 2026-07-28 server/tools.mdx: the recommended schema of a tool without parameters.
         return {"type": "object", "additionalProperties": False}
+    plain = [p for p in parameters if p.name not in models]
     schemas, defs = msgspec.json.schema_components(
-        [_annotation_type(p) for p in parameters], ref_template=_REF_TEMPLATE
+        [_annotation_type(p) for p in plain], ref_template=_REF_TEMPLATE
     )
+    by_name = dict(zip((p.name for p in plain), schemas, strict=True))
+    defs = dict(defs)
+    for name, model in models.items():
+        by_name[name] = model_schema(model, defs)
     properties: dict[str, Any] = {}
-    for param, schema in zip(parameters, schemas, strict=True):
-        prop = dict(schema)
+    for param in parameters:
+        prop = dict(by_name[param.name])
         text = descriptions.get(param.name)
         if text and (_annotated_description(param.annotation) or "description" not in prop):
             prop["description"] = text
@@ -362,6 +382,26 @@ def output_schema(annotation: Any, *, force: bool = False) -> tuple[dict[str, An
         return None
     if annotation is inspect.Signature.empty:
         annotation = Any
+    model = model_param(annotation)
+    if model is not None:
+        model_defs: dict[str, Any] = {}
+        described = model_schema(model, model_defs)
+        if not model.many and not model.optional:
+            # The model's own object schema, inlined at the root; its definition
+            # stays only if something refers back to it (a recursive model).
+            name = model.model.__name__
+            root = dict(model_defs.pop(name))
+            if f'"#/$defs/{name}"'.encode() in msgspec.json.encode([root, model_defs]):
+                model_defs[name] = dict(root)
+            if model_defs:
+                root["$defs"] = model_defs
+            return root, False
+        return {
+            "type": "object",
+            "properties": {"result": described},
+            "required": ["result"],
+            "$defs": model_defs,
+        }, True
     try:
         (schema,), defs = msgspec.json.schema_components([annotation], ref_template=_REF_TEMPLATE)
     except TypeError:
