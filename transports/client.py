@@ -5,23 +5,18 @@
 # session the way mcp_core's ClientSession.start() decides (probe with
 # server/discover, fall back to initialize) and waits for HandshakeCompleted.
 #
-# What the server may ask of us is answered by callbacks given to the Client, the
-# same callbacks in both eras:
+# The protocol decisions are mcp_core.client's; this adapter sends and awaits:
 #
-#   legacy  the server sends sampling/createMessage, elicitation/create or
-#           roots/list as requests; the driver runs the callback in a task and
-#           sends its result back.
-#   modern  (2026-07-28 basic/patterns/mrtr.mdx) tools/call, prompts/get and
-#           resources/read may answer with an InputRequiredResult. The client runs
-#           the callbacks for its inputRequests and retries with inputResponses and
-#           the same requestState (a new id each time), until the result is final.
-#
-# Capabilities follow the callbacks: sampling, elicitation (form) and roots are
-# declared exactly when their callback is given.
-#
-# Notifications (log messages, list changes, resource updates) go to their
-# callbacks in the order they arrived, from one task, so a slow async callback
-# delays the next but never reorders them.
+#   requests       each method is a Call built by mcp_core.client.requests.
+#   server asks    Callbacks.answer (legacy server requests, run by the driver in a
+#                  task) and Callbacks.answer_input (2026-07-28 input requests) say
+#                  which callback to run; InputRounds decides each retry of a call
+#                  answered with an InputRequiredResult.
+#   notifications  Callbacks.deliver says which callback gets one, or which
+#                  subscriptions/listen it acknowledges. Delivered notifications
+#                  go to their callbacks in the order they arrived, from one task,
+#                  so a slow async callback delays the next but never reorders them.
+#   lists          Cursors stops a walk whose server repeats a cursor.
 
 from __future__ import annotations
 
@@ -30,12 +25,11 @@ import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from types import TracebackType
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 import anyio
-import msgspec
 from anyio.abc import TaskGroup
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 
 from mcp_core import (
     REVISIONS,
@@ -46,6 +40,20 @@ from mcp_core import (
     SessionState,
     __version__,
 )
+from mcp_core.client import (
+    Acknowledged,
+    Call,
+    Callbacks,
+    Cursors,
+    ElicitationCallback,
+    InputRounds,
+    LogCallback,
+    NotificationCallback,
+    Reply,
+    RootsCallback,
+    SamplingCallback,
+    requests,
+)
 from mcp_core.session import (
     ErrorReceived,
     Event,
@@ -55,47 +63,25 @@ from mcp_core.session import (
     RequestReceived,
 )
 from mcp_core.types import (
-    CallToolRequestParams,
     CallToolResult,
-    ClientCapabilities,
-    CompleteRequestParams,
     CompleteResult,
-    CompletionArgument,
-    CompletionContext,
-    CreateMessageRequestParams,
-    CreateMessageResult,
-    ElicitationCapability,
-    ElicitRequestParams,
-    ElicitResult,
-    GetPromptRequestParams,
     GetPromptResult,
     Implementation,
-    InputRequest,
     InputRequiredResult,
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
-    ListRootsResult,
     ListToolsResult,
-    LoggingMessageNotificationParams,
-    PaginatedRequestParams,
     Prompt,
     PromptReference,
-    ReadResourceRequestParams,
     ReadResourceResult,
     Resource,
     ResourceTemplate,
     ResourceTemplateReference,
-    Root,
-    RootsCapability,
-    SamplingCapability,
-    SubscribeRequestParams,
     SubscriptionFilter,
-    SubscriptionsListenRequestParams,
     Tool,
-    UnsubscribeRequestParams,
 )
-from mcp_core.wire import DEFAULT_LIMITS, INTERNAL_ERROR, METHOD_NOT_FOUND, RequestId
+from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
 from .driver import DEFAULT_MAX_CONCURRENCY, ConnectionClosed, Driver, ProgressCallback, _now
 
@@ -106,17 +92,6 @@ _R = TypeVar("_R")
 
 Connector = Callable[[Driver], AbstractAsyncContextManager[Any]]
 """A transport: wires the driver to a server for as long as the context is entered."""
-
-SamplingCallback = Callable[[CreateMessageRequestParams], Any]
-ElicitationCallback = Callable[[ElicitRequestParams], Any]
-RootsCallback = Callable[[], Any]
-LogCallback = Callable[[LoggingMessageNotificationParams], Any]
-NotificationCallback = Callable[[str, Any], Any]
-
-_Note = tuple[Callable[..., Any], tuple[Any, ...]]
-
-MAX_INPUT_ROUNDS: Final = 32
-"""Multi round-trip retries of one call before the client gives up."""
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -193,24 +168,21 @@ class Client:
 
             connector = http_connector(connector)  # ValueError for a bad URL
         self._connector: Connector = connector
-        self._sampling = sampling
-        self._elicitation = elicitation
-        self._roots = roots
-        self._on_log = on_log
-        self._on_notification = on_notification
+        self._callbacks = callbacks = Callbacks(
+            sampling=sampling,
+            elicitation=elicitation,
+            roots=roots,
+            on_log=on_log,
+            on_notification=on_notification,
+        )
         self.timeout = timeout
         self._handshake_timeout = handshake_timeout
         self._probe_timeout = probe_timeout
         self._max_concurrency = max_concurrency
-        capabilities = ClientCapabilities(
-            sampling=SamplingCapability() if sampling is not None else UNSET,
-            elicitation=ElicitationCapability(form={}) if elicitation is not None else UNSET,
-            roots=RootsCapability(list_changed=True) if roots is not None else UNSET,
-        )
         self.session = ClientSession(
             ClientConfig(
                 client_info=Implementation(name=name, version=version),
-                capabilities=capabilities,
+                capabilities=callbacks.capabilities(),
                 revisions=revisions,
             ),
             limits,
@@ -240,7 +212,7 @@ class Client:
                 max_concurrency=self._max_concurrency,
             )
             driver.on_close(self._closed_early)
-            if self._on_log is not None or self._on_notification is not None:
+            if self._callbacks.notified:
                 self._start_notes(tg)
             await stack.enter_async_context(self._connector(driver))
             stack.callback(driver.close, "the client was closed")
@@ -325,22 +297,16 @@ class Client:
                 self._ready.set()
 
     def _notification(self, event: NotificationReceived) -> None:
-        method = event.method
-        if method == "notifications/subscriptions/acknowledged":
-            meta = event.params.meta if not isinstance(event.params.meta, UnsetType) else {}
-            subscription_id = meta.get("io.modelcontextprotocol/subscriptionId")
-            listening = (
-                self._listening.get(subscription_id) if subscription_id is not None else None
-            )
+        decision = self._callbacks.deliver(event.method, event.params)
+        if decision is None:
+            return
+        if isinstance(decision, Acknowledged):
+            listening = self._listening.get(decision.subscription_id)
             if listening is not None:
-                listening.granted = event.params.notifications
+                listening.granted = decision.granted
                 listening.settled.set()
             return
-        if method == "notifications/message":
-            if self._on_log is not None:
-                self._notes.send_nowait((self._on_log, (event.params,)))
-        elif self._on_notification is not None:
-            self._notes.send_nowait((self._on_notification, (method, event.params)))
+        self._notes.send_nowait((decision.callback, decision.args))
 
     def _start_notes(self, tg: TaskGroup) -> None:
         send, receive = anyio.create_memory_object_stream[
@@ -358,21 +324,7 @@ class Client:
 
     async def _serve(self, event: RequestReceived) -> Any:
         # Legacy server-to-client requests; the session refused what we did not declare.
-        return await self._answer(event.method, event.params)
-
-    async def _answer(self, method: str, params: Any) -> Any:
-        if method == "sampling/createMessage" and self._sampling is not None:
-            value = await _maybe_await(self._sampling(params))
-            return _as(value, CreateMessageResult)
-        if method == "elicitation/create" and self._elicitation is not None:
-            value = await _maybe_await(self._elicitation(params))
-            return _as(value, ElicitResult)
-        if method == "roots/list" and self._roots is not None:
-            value = await _maybe_await(self._roots())
-            if isinstance(value, ListRootsResult):
-                return value
-            return ListRootsResult(roots=[_as(root, Root) for root in value])
-        raise McpError(METHOD_NOT_FOUND, f"this client does not handle {method}")
+        return await _run(self._callbacks.answer(event.method, event.params))
 
     # --- requests ---------------------------------------------------------------------
 
@@ -404,37 +356,28 @@ class Client:
             on_progress=on_progress,
         )
 
-    async def _with_input(
+    async def _call(
         self,
-        method: str,
-        params: Any,
-        timeout: float | None,
-        on_progress: ProgressCallback | None,
-    ) -> Any:
-        result = await self.request(method, params, timeout=timeout, on_progress=on_progress)
-        rounds = 0
-        while type(result) is InputRequiredResult:
-            rounds += 1
-            if rounds > MAX_INPUT_ROUNDS:
-                raise McpError(
-                    INTERNAL_ERROR, f"{method} still needs input after {MAX_INPUT_ROUNDS} rounds"
+        call: Call[_R],
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> _R:
+        result: Any = await self.request(
+            call.method, call.params, timeout=timeout, on_progress=on_progress
+        )
+        if type(result) is InputRequiredResult:
+            rounds = InputRounds(call)
+            while type(result) is InputRequiredResult:
+                asks = rounds.input_required(result)
+                callbacks = self._callbacks
+                answers = {
+                    key: await _run(callbacks.answer_input(ask)) for key, ask in asks.items()
+                }
+                retry = rounds.retry(answers)
+                result = await self.request(
+                    retry.method, retry.params, timeout=timeout, on_progress=on_progress
                 )
-            responses: dict[str, Any] = {}
-            requests: Mapping[str, InputRequest] = (
-                {} if isinstance(result.input_requests, UnsetType) else result.input_requests
-            )
-            for key, input_request in requests.items():
-                method_of = type(input_request).__struct_config__.tag
-                params_of = getattr(input_request, "params", UNSET)
-                answer = await self._answer(str(method_of), params_of)
-                responses[key] = msgspec.to_builtins(answer)
-            params = msgspec.structs.replace(
-                params,
-                input_responses=responses if responses else UNSET,
-                request_state=result.request_state,
-            )
-            result = await self.request(method, params, timeout=timeout, on_progress=on_progress)
-        return result
+        return result  # type: ignore[no-any-return]
 
     async def call_tool(
         self,
@@ -449,17 +392,11 @@ class Client:
         Raises:
             McpError: a protocol error (unknown tool, invalid params...).
         """
-        params = CallToolRequestParams(
-            name=name, arguments=UNSET if arguments is None else dict(arguments)
-        )
-        result: CallToolResult = await self._with_input("tools/call", params, timeout, on_progress)
-        return result
+        return await self._call(requests.call_tool(name, arguments), timeout, on_progress)
 
     async def read_resource(self, uri: str, *, timeout: float | None = None) -> ReadResourceResult:
         """Read a resource by URI."""
-        params = ReadResourceRequestParams(uri=uri)
-        result: ReadResourceResult = await self._with_input("resources/read", params, timeout, None)
-        return result
+        return await self._call(requests.read_resource(uri), timeout)
 
     async def get_prompt(
         self,
@@ -469,11 +406,7 @@ class Client:
         timeout: float | None = None,
     ) -> GetPromptResult:
         """Get a prompt, with its arguments filled in."""
-        params = GetPromptRequestParams(
-            name=name, arguments=UNSET if arguments is None else dict(arguments)
-        )
-        result: GetPromptResult = await self._with_input("prompts/get", params, timeout, None)
-        return result
+        return await self._call(requests.get_prompt(name, arguments), timeout)
 
     async def complete(
         self,
@@ -484,17 +417,16 @@ class Client:
         context: Mapping[str, str] | None = None,
     ) -> CompleteResult:
         """Ask for completions of one argument of a prompt or resource template."""
-        params = CompleteRequestParams(
-            ref=ref,
-            argument=CompletionArgument(name=argument, value=value),
-            context=UNSET if context is None else CompletionContext(arguments=dict(context)),
-        )
-        result: CompleteResult = await self.request("completion/complete", params)
-        return result
+        return await self._send(requests.complete(ref, argument, value, context))
 
     async def ping(self) -> None:
         """Check the server is alive (legacy era; 2026-07-28 has no ping)."""
-        await self.request("ping")
+        await self._send(requests.ping())
+
+    async def _send(self, call: Call[_R]) -> _R:
+        # A request that cannot need input: no multi round-trip loop.
+        result: _R = await self.request(call.method, call.params)
+        return result
 
     async def set_logging_level(self, level: str) -> None:
         """Ask for log messages of ``level`` and above.
@@ -510,48 +442,36 @@ class Client:
 
     # --- lists ------------------------------------------------------------------------
 
-    async def _page(self, method: str, cursor: str | None) -> Any:
-        params = PaginatedRequestParams(cursor=UNSET if cursor is None else cursor)
-        return await self.request(method, params)
-
     async def list_tools(self, cursor: str | None = None) -> ListToolsResult:
         """One page of tools; pass ``next_cursor`` back for the next."""
-        result: ListToolsResult = await self._page("tools/list", cursor)
-        return result
+        return await self._send(requests.list_tools(cursor))
 
     async def list_resources(self, cursor: str | None = None) -> ListResourcesResult:
         """One page of resources."""
-        result: ListResourcesResult = await self._page("resources/list", cursor)
-        return result
+        return await self._send(requests.list_resources(cursor))
 
     async def list_resource_templates(
         self, cursor: str | None = None
     ) -> ListResourceTemplatesResult:
         """One page of resource templates."""
-        result: ListResourceTemplatesResult = await self._page("resources/templates/list", cursor)
-        return result
+        return await self._send(requests.list_resource_templates(cursor))
 
     async def list_prompts(self, cursor: str | None = None) -> ListPromptsResult:
         """One page of prompts."""
-        result: ListPromptsResult = await self._page("prompts/list", cursor)
-        return result
+        return await self._send(requests.list_prompts(cursor))
 
     async def _walk(
         self, fetch: Callable[[str | None], Awaitable[_R]], items: Callable[[_R], list[_T]]
     ) -> AsyncIterator[_T]:
+        cursors = Cursors()
         cursor: str | None = None
-        seen: set[str] = set()
         while True:
             page = await fetch(cursor)
             for item in items(page):
                 yield item
-            next_cursor = page.next_cursor  # type: ignore[attr-defined]
-            if isinstance(next_cursor, UnsetType) or next_cursor is None:
+            cursor = cursors.follow(page)
+            if cursor is None:
                 return
-            if next_cursor in seen:
-                raise McpError(INTERNAL_ERROR, f"the server repeated cursor {next_cursor!r}")
-            seen.add(next_cursor)
-            cursor = next_cursor
 
     def iter_tools(self) -> AsyncIterator[Tool]:
         """Every tool, walking all pages."""
@@ -573,11 +493,11 @@ class Client:
 
     async def subscribe(self, uri: str) -> None:
         """Ask for ``notifications/resources/updated`` about ``uri`` (legacy era)."""
-        await self.request("resources/subscribe", SubscribeRequestParams(uri=uri))
+        await self._send(requests.subscribe(uri))
 
     async def unsubscribe(self, uri: str) -> None:
         """Stop updates about ``uri`` (legacy era)."""
-        await self.request("resources/unsubscribe", UnsubscribeRequestParams(uri=uri))
+        await self._send(requests.unsubscribe(uri))
 
     @asynccontextmanager
     async def listen(
@@ -593,13 +513,9 @@ class Client:
         Notifications arrive at ``on_notification``; leaving the block cancels
         the stream. Yields once the server has acknowledged it.
         """
-        wanted = SubscriptionFilter(
-            tools_list_changed=True if tools else UNSET,
-            prompts_list_changed=True if prompts else UNSET,
-            resources_list_changed=True if resources else UNSET,
-            resource_subscriptions=UNSET if resource_uris is None else list(resource_uris),
+        call = requests.listen(
+            tools=tools, prompts=prompts, resources=resources, resource_uris=resource_uris
         )
-        params = SubscriptionsListenRequestParams(notifications=wanted)
         listening = _Listening()
 
         def sent(request_id: RequestId) -> None:
@@ -610,7 +526,7 @@ class Client:
             # The request stays open while the stream lives; it ends when the server
             # ends the subscription, or with the cancellation below.
             try:
-                await self.driver.request("subscriptions/listen", params, sent=sent)
+                await self.driver.request(call.method, call.params, sent=sent)
             except Exception as exc:
                 listening.error = exc
             listening.settled.set()
@@ -622,7 +538,7 @@ class Client:
                 if listening.error is not None:
                     raise listening.error
                 assert listening.id is not None
-                yield Subscription(listening.id, listening.granted or wanted)
+                yield Subscription(listening.id, listening.granted or call.params.notifications)
             finally:
                 if listening.id is not None:
                     self._listening.pop(listening.id, None)
@@ -660,7 +576,8 @@ async def _unwind(stack: AsyncExitStack) -> None:
         raise
 
 
-def _as(value: Any, kind: type[_T]) -> _T:
-    if isinstance(value, kind):
-        return value
-    return msgspec.convert(value, kind, from_attributes=True)
+async def _run(reply: Reply) -> Any:
+    value = reply.callback(*reply.args)
+    if inspect.isawaitable(value):
+        value = await value
+    return reply.finish(value)

@@ -5,7 +5,7 @@
 # and the Context's Peer is implemented here on top of the driver:
 #
 #   progress  -> ServerSession.send_progress (dropped when no token was given)
-#   log       -> notifications/message, related to the request
+#   log       -> ServerSession.send_log, related to the request
 #   request   -> a server-to-client request (legacy era only; the Context turns
 #                asks into multi round-trip results in 2026-07-28 by itself)
 #
@@ -20,11 +20,9 @@ from typing import Any
 
 import anyio
 from anyio.abc import ObjectStream, TaskGroup
-from msgspec import UNSET
 
 from mcp_core import REVISIONS, Context, Limits, Server, ServerSession
 from mcp_core.session import Event, ProtocolViolation, RequestReceived
-from mcp_core.types import LoggingMessageNotificationParams
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver, pump
@@ -37,10 +35,11 @@ log = logging.getLogger("mcp_core.server")
 class _RequestPeer:
     """The Context's link to the client, for one request."""
 
-    __slots__ = ("driver", "request_id")
+    __slots__ = ("driver", "request_id", "session")
 
-    def __init__(self, driver: Driver, request_id: RequestId) -> None:
+    def __init__(self, driver: Driver, session: ServerSession, request_id: RequestId) -> None:
         self.driver = driver
+        self.session = session
         self.request_id = request_id
 
     async def send_progress(
@@ -53,13 +52,10 @@ class _RequestPeer:
             driver.flush(self.request_id)
 
     async def send_log(self, level: str, data: Any, logger: str | None) -> None:
-        params = LoggingMessageNotificationParams(
-            level=level,  # type: ignore[arg-type]
-            data=data,
-            logger=UNSET if logger is None else logger,
-        )
-        if not self.driver.closed:
-            self.driver.notify("notifications/message", params, related=self.request_id)
+        driver = self.driver
+        if not driver.closed:
+            self.session.send_log(level, data, logger)
+            driver.flush(self.request_id)
 
     async def request(self, method: str, params: Any) -> Any:
         return await self.driver.request(method, params, related=self.request_id)
@@ -102,7 +98,10 @@ class ServerConnection:
 
     async def _handle(self, event: RequestReceived) -> Any:
         ctx = Context(
-            event, _RequestPeer(self.driver, event.id), now=time.time(), principal=self.principal
+            event,
+            _RequestPeer(self.driver, self.session, event.id),
+            now=time.time(),
+            principal=self.principal,
         )
         return await self.server.dispatch(event, ctx)
 

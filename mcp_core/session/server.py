@@ -35,7 +35,7 @@ from ..types.base import (
     ServerCapabilities,
 )
 from ..types.methods import LATEST_REVISION, LEGACY_REVISIONS, method_spec, params_decoder
-from ..types.server import SubscriptionFilter
+from ..types.server import LoggingMessageNotificationParams, SubscriptionFilter
 from ..wire.errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -518,6 +518,22 @@ class ServerSession(BaseSession):
             flag = f".{needs[1]}" if needs[1] else ""
             raise LocalProtocolError(f"{method} needs the server capability {needs[0]}{flag}")
         self._out.append(Notification(method=method, params=params))
+
+    def send_log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """Send a log message (``notifications/message``).
+
+        Whether the client wants ``level`` is the caller's question (`log_wanted`).
+
+        Raises:
+            LocalProtocolError: we did not declare ``logging``, or the session is
+                closed or broken.
+        """
+        params = LoggingMessageNotificationParams(
+            level=level,  # type: ignore[arg-type]
+            data=data,
+            logger=UNSET if logger is None else logger,
+        )
+        self.send_notification("notifications/message", params)
 
     def log_wanted(self, level: str, client: ClientInfo | None = None) -> bool:
         """Whether a log message at ``level`` should go to the client.
