@@ -12,6 +12,7 @@ The only layer that awaits (the user's handlers); it never awaits anything of it
 """
 
 from .app import (
+    Middleware,
     Server,
 )
 from .context import (
@@ -33,6 +34,7 @@ from .uri_template import (
 )
 
 __all__ = [
+    "Middleware",
     "Server",
     "Context",
     "McpError",

@@ -31,9 +31,11 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final, TypeVar
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, Final, TypeAlias, TypeVar
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -63,9 +65,25 @@ from .results import (
 )
 from .signatures import FunctionInfo
 
-__all__ = ["Server"]
+__all__ = ["Middleware", "Server"]
 
 _T = TypeVar("_T")
+
+log = logging.getLogger("mcp_core")
+
+Middleware: TypeAlias = Callable[
+    [RequestReceived, Context, Callable[[], Awaitable[Any]]], Awaitable[Any]
+]
+"""An async function around every request a Server answers.
+
+``await middleware(event, ctx, call_next)`` sees the request (``event.method``,
+``event.params``, ``event.revision``) and who sent it (``ctx.principal``, the era
+as ``ctx.modern``). It answers by returning ``await call_next()`` (the rest of the
+chain, then the handler), or its own result; it refuses by raising `McpError`
+(sent as that JSON-RPC error). Timing, logging, auth checks and rate limits are
+middleware. It runs in the application layer, after the session's protocol checks,
+whatever the transport.
+"""
 
 
 class _Default:
@@ -95,7 +113,12 @@ def _binding(method: str, name: str, arguments: Any) -> str:
 
 
 def _text(exc: BaseException) -> str:
-    return str(exc) or type(exc).__name__
+    # What a client is told of a handler's exception: its message, with the type
+    # where the message alone says nothing (KeyError('zz') is just "'zz'").
+    text = str(exc)
+    if not text:
+        return type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if isinstance(exc, LookupError) else text
 
 
 class Server(Registry):
@@ -120,6 +143,12 @@ class Server(Registry):
             Requirements"). By default an in-process `ReplayGuard`; several
             replicas need a shared `ReplayStore`; None turns single use off (the
             expiry, request binding and principal still bound reuse).
+        mask_errors: tell clients only that a handler failed, not its exception's
+            message (which may hold paths, queries or secrets). Either way every
+            handler exception is logged with its traceback on the ``mcp_core``
+            logger.
+        middleware: functions around every request, outermost first; see
+            `Middleware` and `Server.use`.
 
     Handlers may be plain functions or ``async def``. Plain functions run inside
     the dispatch coroutine and block the event loop while they run; keep them short
@@ -138,6 +167,8 @@ class Server(Registry):
         state_ttl: float = 300.0,
         subscribe: bool = False,
         replay_guard: ReplayStore | _Default | None = _DEFAULT,
+        mask_errors: bool = False,
+        middleware: Sequence[Middleware] = (),
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -149,6 +180,8 @@ class Server(Registry):
         guard = ReplayGuard() if isinstance(replay_guard, _Default) else replay_guard
         self._sealer = StateSealer(key, ttl=state_ttl, replay_guard=guard)
         self._configs: dict[tuple[Any, ...], ServerConfig] = {}
+        self.mask_errors = mask_errors
+        self.middleware: list[Middleware] = list(middleware)
         self._routes: dict[str, Callable[[RequestReceived, Context], Awaitable[Any]]] = {
             "tools/list": self._list_tools,
             "tools/call": self._call_tool,
@@ -214,10 +247,47 @@ class Server(Registry):
                 other handlers' errors -32603.
         """
         self._started = True
+        if not self.middleware:
+            return await self._route(event, ctx)
+        call: Callable[[], Awaitable[Any]] = partial(self._route, event, ctx)
+        for layer in reversed(self.middleware):
+            call = partial(self._around, layer, event, ctx, call)
+        return await call()
+
+    def use(self, middleware: Middleware) -> Middleware:
+        """Add ``middleware`` inside those already added; usable as a decorator.
+
+        Returns:
+            ``middleware``, unchanged.
+        """
+        self.middleware.append(middleware)
+        return middleware
+
+    async def _around(
+        self,
+        layer: Middleware,
+        event: RequestReceived,
+        ctx: Context,
+        call_next: Callable[[], Awaitable[Any]],
+    ) -> Any:
+        try:
+            return await layer(event, ctx, call_next)
+        except McpError:
+            raise
+        except Exception as exc:
+            raise McpError(INTERNAL_ERROR, self._failed("middleware", event, exc)) from exc
+
+    async def _route(self, event: RequestReceived, ctx: Context) -> Any:
         route = self._routes.get(event.method)
         if route is None:
             raise McpError(METHOD_NOT_FOUND, f"Method not found: {event.method}")
         return await route(event, ctx)
+
+    def _failed(self, what: str, event: RequestReceived, exc: BaseException) -> str:
+        # Every handler exception is logged with its traceback; the client is told
+        # its message, or only that it failed (mask_errors).
+        log.error("%s failed serving %s (request %r)", what, event.method, event.id, exc_info=exc)
+        return f"{what} failed" if self.mask_errors else _text(exc)
 
     async def _advanced(self, event: RequestReceived, ctx: Context, params: Any = None) -> Any:
         handler = self._handlers[event.method]
@@ -232,7 +302,8 @@ class Server(Registry):
                 raise self._not_found(event.params.uri, event.revision) from None
             raise McpError(INTERNAL_ERROR, "Internal error: resource not found") from None
         except Exception as exc:
-            raise McpError(INTERNAL_ERROR, f"Internal error: {_text(exc)}") from exc
+            text = self._failed("handler", event, exc)
+            raise McpError(INTERNAL_ERROR, f"Internal error: {text}") from exc
         return result
 
     def _page(self, event: RequestReceived, items: list[_T]) -> tuple[list[_T], str | UnsetType]:
@@ -294,7 +365,7 @@ class Server(Registry):
             except McpError:
                 raise
             except Exception as exc:
-                return error_result(_text(exc))
+                return error_result(self._failed(f"tool {params.name!r}", event, exc))
 
         return await self._replay(event, ctx, params.name, arguments, run)
 
@@ -320,7 +391,8 @@ class Server(Registry):
             except ResourceNotFoundError:
                 raise self._not_found(uri, event.revision) from None
             except Exception as exc:
-                raise McpError(INTERNAL_ERROR, f"Error reading resource: {_text(exc)}") from exc
+                text = self._failed("resource", event, exc)
+                raise McpError(INTERNAL_ERROR, f"Error reading resource: {text}") from exc
 
         return await self._replay(event, ctx, uri, None, run)
 
@@ -368,7 +440,8 @@ class Server(Registry):
             except McpError:
                 raise
             except Exception as exc:
-                raise McpError(INTERNAL_ERROR, f"Error in prompt: {_text(exc)}") from exc
+                text = self._failed("prompt", event, exc)
+                raise McpError(INTERNAL_ERROR, f"Error in prompt: {text}") from exc
 
         return await self._replay(event, ctx, params.name, arguments, run)
 
@@ -386,7 +459,8 @@ class Server(Registry):
         except McpError:
             raise
         except Exception as exc:
-            raise McpError(INTERNAL_ERROR, f"Error in completion: {_text(exc)}") from exc
+            text = self._failed("completion", event, exc)
+            raise McpError(INTERNAL_ERROR, f"Error in completion: {text}") from exc
 
     # --- 2026-07-28 multi round-trip requests ------------------------------------------
 

@@ -36,6 +36,9 @@ ALLOWED = frozenset(
         "hmac",
         "inspect",
         "itertools",
+        # The application layer logs handler failures (logger "mcp_core"); where
+        # the records go is the application's logging configuration.
+        "logging",
         "math",
         "operator",
         "re",
@@ -50,7 +53,7 @@ ALLOWED = frozenset(
     }
 )
 """Modules mcp_core may import. Not here, on purpose: time, os, io, socket, select,
-selectors, threading, asyncio, anyio, trio, h11, subprocess, logging, urllib.request."""
+selectors, threading, asyncio, anyio, trio, h11, subprocess, urllib.request."""
 
 
 def imports_of(path: Path, root: Path) -> list[tuple[int, str]]:
