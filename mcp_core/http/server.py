@@ -42,6 +42,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
+from ..session.lifecycle import SessionState
 from ..types.methods import LEGACY_REVISIONS, REVISIONS
 from ..wire.errors import (
     HEADER_MISMATCH,
@@ -78,7 +79,8 @@ from .decisions import (
 from .headers import accepts, host_allowed, media_type, origin_allowed
 from .legacy_sse import HttpSseRules
 from .request_checks import ToolHeaders, modern_refusal
-from .sessions import STANDALONE_STREAM, EventStore, HttpSession, MemoryEventStore
+from .routing import STANDALONE_STREAM, StreamRouter
+from .sessions import EventStore, HttpSession, MemoryEventStore
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "HttpServerConfig", "HttpEndpoint"]
 
@@ -362,6 +364,9 @@ class HttpEndpoint:
         stream_id = session.new_stream_id()
         polling = session.revision in _POLLING
         sse = mode == "sse" or (mode == "auto" and polling)
+        # Registered now, before the body is fed, as the session may answer at
+        # once (ping); see `routing` for where its messages go.
+        session.routes.open(message.id, stream_id, json_only=mode == "json")
         return Dispatch(
             message,
             body,
@@ -448,6 +453,36 @@ class HttpEndpoint:
         )
 
     # --- answering ----------------------------------------------------------------------
+
+    def routes(self, session_id: str) -> StreamRouter:
+        """Where each message a legacy session sends goes: the session's
+        `StreamRouter`, whose ``route(message, related)`` names the stream.
+
+        Raises:
+            KeyError: no such session.
+        """
+        return self.sessions[session_id].routes
+
+    def fed(self, dispatch: Dispatch) -> EndSession | None:
+        """Call once a dispatched legacy request has been fed to its session.
+
+        Returns:
+            `EndSession` (with no reply of its own) when the request was the
+            ``initialize`` that minted the session and the session refused it
+            (its protocol side is still NEW): a session is established by a
+            successful initialization (2025-11-25 basic/transports.mdx "Session
+            Management" item 1: the id comes on "the HTTP response containing
+            the InitializeResult"), so there is none to keep. The endpoint has
+            forgotten it already; the adapter closes its protocol side and
+            still sends the error answer. Otherwise None.
+        """
+        if not dispatch.created or dispatch.session_id is None:
+            return None
+        session = self.sessions.get(dispatch.session_id)
+        if session is None or getattr(session.protocol, "state", None) is not SessionState.NEW:
+            return None
+        del self.sessions[session.id]
+        return EndSession(session.id)
 
     def json_reply(self, dispatch: Dispatch, message: Message, data: bytes) -> Reply:
         """The JSON answer to a dispatched request whose response came first.
