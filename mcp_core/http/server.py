@@ -52,6 +52,7 @@ from ..wire.errors import (
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
     RemoteProtocolError,
+    http_status_for,
 )
 from ..wire.jsonrpc import (
     ErrorResponse,
@@ -88,18 +89,22 @@ __all__ = ["DEFAULT_MAX_BODY_BYTES", "HttpServerConfig", "HttpEndpoint"]
 # (2025-11-25 basic/transports.mdx "Sending Messages to the Server", item 6).
 _POLLING: Final = frozenset({"2025-11-25"})
 
-# 2026-07-28 streamable-http.mdx: an unknown method is a 404 with -32601; header
-# mismatch, unsupported version and a missing client capability are 400s
-# ("Backward Compatibility"). Other errors of a request that reached JSON-RPC are
-# answered with 200, as in every earlier revision.
-_MODERN_STATUS: Final = {
-    METHOD_NOT_FOUND: 404,
-    HEADER_MISMATCH: 400,
-    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
-    UNSUPPORTED_PROTOCOL_VERSION: 400,
-    PARSE_ERROR: 400,
-    INVALID_REQUEST: 400,
-}
+# 2026-07-28 streamable-http.mdx "Protocol Version Header": an unknown method
+# gets 404 with -32601; header mismatch, an unsupported version and a missing
+# client capability get 400 ("Backward Compatibility"); so do a body that is not
+# JSON-RPC. These codes are answered with the status `http_status_for` (the one
+# code -> status table, in wire.errors) gives them; other errors of a request
+# that reached JSON-RPC are answered with 200, as in every earlier revision.
+_STATUS_CODES: Final = frozenset(
+    {
+        METHOD_NOT_FOUND,
+        HEADER_MISMATCH,
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        UNSUPPORTED_PROTOCOL_VERSION,
+        PARSE_ERROR,
+        INVALID_REQUEST,
+    }
+)
 
 
 _PASSED_HEADS: Final = 64
@@ -287,7 +292,7 @@ class HttpEndpoint:
         # request, so it carries the request's id when there is one.
         message = self._decode(body) if body else None
         return refuse(
-            400,
+            http_status_for(UNSUPPORTED_PROTOCOL_VERSION),
             f"protocol version {version!r} is not supported",
             UNSUPPORTED_PROTOCOL_VERSION,
             request_id=message.id if type(message) is Request else None,
@@ -492,7 +497,9 @@ class HttpEndpoint:
         """
         status = 200
         if dispatch.session_id is None and type(message) is ErrorResponse:
-            status = _MODERN_STATUS.get(message.error.code, 200)
+            code = message.error.code
+            if code in _STATUS_CODES:
+                status = http_status_for(code)
         return Reply(status, (JSON_HEADER, *dispatch.headers), data)
 
     def event(self, session_id: str | None, stream_id: str | None, data: bytes) -> bytes:
