@@ -27,13 +27,12 @@
 #
 # The endpoint registers a request's stream when it dispatches the request
 # (`StreamRouter.open`); `route` then names a stream id for each message, and
-# forgets the request once its response is routed. Routes are shared constants
-# or made once per request, as `route` runs for every message sent.
+# forgets the request once its response is routed. `route` runs for every
+# message sent, so a route is a plain tuple and nothing else is made per message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeAlias
 
 from ..wire.jsonrpc import ErrorResponse, Message, RequestId, Response
 
@@ -50,24 +49,15 @@ STANDALONE_STREAM: Final = "0"
 """The stream id of a session's standalone SSE stream (the one GET opens)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
-    """Where one outgoing message goes.
+Route: TypeAlias = tuple[str | None, bool]
+"""Where one outgoing message goes: (the id of the stream to put it on, or None
+to drop it; whether it is the response that ends that stream). A plain tuple,
+as one is made for most messages a session sends."""
 
-    Attributes:
-        stream_id: the stream to put it on (`STANDALONE_STREAM` for the
-            standalone one); None: drop it.
-        final: it is the response that ends that stream.
-    """
-
-    stream_id: str | None
-    final: bool = False
-
-
-DROP: Final = Route(None)
+DROP: Final[Route] = (None, False)
 """Send the message nowhere (the response of a stream nobody can receive)."""
 
-TO_STANDALONE: Final = Route(STANDALONE_STREAM)
+TO_STANDALONE: Final[Route] = (STANDALONE_STREAM, False)
 """Put the message on the session's standalone stream."""
 
 
@@ -78,8 +68,8 @@ class StreamRouter:
     __slots__ = ("_routes",)
 
     def __init__(self) -> None:
-        # request id -> (route of its response, route of messages related to it)
-        self._routes: dict[RequestId, tuple[Route, Route]] = {}
+        # request id -> (its stream id, whether its answer is one JSON body)
+        self._routes: dict[RequestId, tuple[str, bool]] = {}
 
     def open(self, request_id: RequestId, stream_id: str, json_only: bool = False) -> None:
         """A request was dispatched; its answer is stream ``stream_id``.
@@ -90,8 +80,7 @@ class StreamRouter:
             json_only: the answer is one JSON body: messages related to the
                 request go on the standalone stream instead.
         """
-        related = TO_STANDALONE if json_only else Route(stream_id)
-        self._routes[request_id] = (Route(stream_id, final=True), related)
+        self._routes[request_id] = (stream_id, json_only)
 
     def route(self, message: Message, related: RequestId | None) -> Route:
         """Where ``message`` goes; ``related``: the request it was sent for, if any.
@@ -102,18 +91,18 @@ class StreamRouter:
         if kind is Response or kind is ErrorResponse:
             answered: RequestId | None = message.id  # type: ignore[union-attr]
             found = self._routes.pop(answered, None) if answered is not None else None
-            return DROP if found is None else found[0]
+            return DROP if found is None else (found[0], True)
         if related is None:
             return TO_STANDALONE
         found = self._routes.get(related)
-        return TO_STANDALONE if found is None else found[1]
+        return TO_STANDALONE if found is None or found[1] else (found[0], False)
 
     def abandon(self, request_id: RequestId, stream_id: str) -> None:
         """Forget the stream of a request whose client left before anything
         identified the stream to it: nobody can resume it, so its response is
         dropped and its related messages go on the standalone stream."""
         found = self._routes.get(request_id)
-        if found is not None and found[0].stream_id == stream_id:
+        if found is not None and found[0] == stream_id:
             del self._routes[request_id]
 
     def clear(self) -> None:

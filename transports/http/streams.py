@@ -207,13 +207,13 @@ class LegacySession:
         route = self.routes.route
         streams = self.streams
         for message in messages:
-            to = route(message, related)
-            stream = streams.get(to.stream_id) if to.stream_id is not None else None
+            stream_id, final = route(message, related)
+            stream = streams.get(stream_id) if stream_id is not None else None
             if stream is None:
                 continue  # dropped, or the session has ended
-            stream.put(self.endpoint, message, to.final)
-            if to.final:
-                del streams[to.stream_id]  # type: ignore[arg-type]
+            stream.put(self.endpoint, message, final)
+            if final:
+                del streams[stream_id]  # type: ignore[arg-type]
 
     def close(self) -> None:
         """End the session: stop serving it and end every stream."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from test_http_rules import INITIALIZE, body, open_session, request
 
 from mcp_core.http.decisions import Dispatch, EndSession
-from mcp_core.http.routing import DROP, TO_STANDALONE, Route, StreamRouter, ends_stream
+from mcp_core.http.routing import DROP, TO_STANDALONE, StreamRouter, ends_stream
 from mcp_core.http.server import HttpEndpoint, HttpServerConfig
 from mcp_core.session.lifecycle import SessionState
 from mcp_core.wire import ErrorObject, ErrorResponse, Notification, Request, Response
@@ -38,8 +38,8 @@ def test_a_response_goes_on_its_requests_stream_and_ends_it() -> None:
     first = dispatch(endpoint, sid, "tools/list", 1)
     second = dispatch(endpoint, sid, "tools/list", 2)
     routes = endpoint.routes(sid)
-    assert routes.route(Response(id=2, result={}), None) == Route(second.stream_id, final=True)
-    assert routes.route(answer(1), None) == Route(first.stream_id, final=True)
+    assert routes.route(Response(id=2, result={}), None) == (second.stream_id, True)
+    assert routes.route(answer(1), None) == (first.stream_id, True)
     # Routing the response forgot the request: a second one has nowhere to go.
     assert routes.route(Response(id=1, result={}), None) is DROP
     assert len(routes) == 0
@@ -52,8 +52,8 @@ def test_related_messages_go_on_the_requests_stream() -> None:
     sid = open_session(endpoint)
     decision = dispatch(endpoint, sid, "tools/call", 1)
     routes = endpoint.routes(sid)
-    assert routes.route(PROGRESS, 1) == Route(decision.stream_id)
-    assert routes.route(SAMPLING, 1) == Route(decision.stream_id)
+    assert routes.route(PROGRESS, 1) == (decision.stream_id, False)
+    assert routes.route(SAMPLING, 1) == (decision.stream_id, False)
 
 
 def test_unrelated_messages_go_on_the_standalone_stream() -> None:
@@ -84,7 +84,7 @@ def test_json_answers_send_related_messages_on_the_standalone_stream() -> None:
     decision = dispatch(endpoint, sid, "tools/call", 1)
     routes = endpoint.routes(sid)
     assert routes.route(PROGRESS, 1) is TO_STANDALONE
-    assert routes.route(Response(id=1, result={}), None) == Route(decision.stream_id, final=True)
+    assert routes.route(Response(id=1, result={}), None) == (decision.stream_id, True)
 
 
 def test_an_abandoned_stream_drops_its_response() -> None:
@@ -96,7 +96,7 @@ def test_an_abandoned_stream_drops_its_response() -> None:
     assert decision.stream_id is not None
     routes = endpoint.routes(sid)
     routes.abandon(1, "another stream")  # not its stream: nothing happens
-    assert routes.route(PROGRESS, 1) == Route(decision.stream_id)
+    assert routes.route(PROGRESS, 1) == (decision.stream_id, False)
     routes.abandon(1, decision.stream_id)
     assert routes.route(PROGRESS, 1) is TO_STANDALONE
     assert routes.route(Response(id=1, result={}), None) is DROP
