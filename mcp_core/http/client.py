@@ -43,8 +43,6 @@ from dataclasses import replace
 from typing import Any, Final
 from urllib.parse import urljoin
 
-import msgspec
-
 from ..session.base import PROTOCOL_VERSION_KEY
 from ..types.methods import LEGACY_REVISIONS
 from ..wire.errors import LocalProtocolError
@@ -53,10 +51,10 @@ from ..wire.jsonrpc import (
     Message,
     Notification,
     Request,
-    RequestId,
     Response,
     encode_message,
 )
+from ..wire.sse import ServerSentEvent
 from .client_actions import (
     AbortExchange,
     ClientAction,
@@ -66,17 +64,7 @@ from .client_actions import (
     RequestFailure,
     SendHttp,
 )
-from .client_answers import (
-    json_end,
-    listen_end,
-    listen_head,
-    post_head,
-    posted,
-    refusal_end,
-    resume_head,
-    stream_end,
-    stream_event,
-)
+from .client_answers import AnswerReader
 from .client_config import (
     ACCEPT_BOTH,
     DEFAULT_CLIENT_CONFIG,
@@ -85,22 +73,17 @@ from .client_config import (
     HttpClientConfig,
     Transport,
 )
-from .client_exchange import ERROR_BODY_BYTES, ClientSseStream, HttpExchange, Kind, Mode, Pending
-from .client_fallbacks import (
-    Relisting,
-    connect_end,
-    connect_event,
-    connect_head,
-    fall_back,
-    header_mismatch,
-    listing_failed,
-    relisted,
-    reopen_end,
-    reopen_event,
-    reopen_head,
-    reopened,
-    session_lost,
+from .client_exchange import (
+    ERROR_BODY_BYTES,
+    ClientSseStream,
+    ClientState,
+    HttpExchange,
+    Kind,
+    Mode,
+    Pending,
+    protocol_version,
 )
+from .client_fallbacks import FallbackPlanner
 from .tool_headers import absorb_tool_listing, metadata_headers, peek_request
 from .urls import host_header, split_url
 
@@ -109,13 +92,6 @@ __all__ = ["DEFAULT_MAX_ANSWER_BYTES", "HttpClientConfig", "HttpClientEndpoint",
 
 MAX_REDIRECTS: Final = 5
 """Redirects followed in a row for one request."""
-
-
-class _Protocol(msgspec.Struct):
-    protocolVersion: Any = None
-
-
-_protocol_decoder: Final = msgspec.json.Decoder(_Protocol)
 
 
 class HttpClientEndpoint:
@@ -149,24 +125,36 @@ class HttpClientEndpoint:
         #: The legacy revision initialize negotiated.
         self.revision: str | None = None
         self.closed = False
-        self._exchanges: dict[int, HttpExchange] = {}
         self._next_exchange = 0
-        self._requests: dict[RequestId, Pending] = {}
-        self._held: list[tuple[Message, bytes]] = []
-        self._gate: str | None = None
-        self._initialize: tuple[Message, bytes] | None = None
-        self._initialized: tuple[Message, bytes] | None = None
-        self._retried: set[RequestId] = set()
-        self._listen: HttpExchange | None = None
-        self._listen_stream = ClientSseStream(None)
-        self._modern_seen = False
         self._modern: str | None = None
-        self._refused_status: int | None = None
         #: Tool name -> its x-mcp-header map, from 2026-07-28 tools/list answers.
         self.tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
-        self._listings: dict[RequestId, Relisting] = {}
-        self._relisted: set[RequestId] = set()
-        self._next_listing = 0
+        self._state = state = ClientState()
+        self._answers = answers = AnswerReader(config, state, self)
+        self._fallbacks = fallbacks = FallbackPlanner(config, state, self)
+        # What to do with a response head, an SSE event, the end of a response,
+        # by the kind of exchange.
+        self._head = {
+            Kind.POST: answers.post_head,
+            Kind.LISTEN: answers.listen_head,
+            Kind.RESUME: answers.resume_head,
+            Kind.CONNECT: fallbacks.connect_head,
+            Kind.REOPEN: fallbacks.reopen_head,
+        }
+        self._event = {
+            Kind.POST: answers.stream_event,
+            Kind.LISTEN: answers.stream_event,
+            Kind.RESUME: answers.stream_event,
+            Kind.CONNECT: fallbacks.connect_event,
+            Kind.REOPEN: fallbacks.reopen_event,
+        }
+        self._end = {
+            Kind.POST: answers.stream_end,
+            Kind.LISTEN: answers.listen_end,
+            Kind.RESUME: answers.stream_end,
+            Kind.CONNECT: fallbacks.connect_end,
+            Kind.REOPEN: fallbacks.reopen_end,
+        }
 
     # --- sending -----------------------------------------------------------------------
 
@@ -187,17 +175,18 @@ class HttpClientEndpoint:
             raise LocalProtocolError("the HTTP client endpoint is closed")
         if body is None:
             body = encode_message(message)
-        if self._gate is not None:
-            self._held.append((message, body))
+        if self._state.gate is not None:
+            self._state.held.append((message, body))
             return []
         if self.transport == "sse" and self.endpoint is None:
             # HTTP+SSE from the start: the stream names where to POST.
-            self._held.append((message, body))
-            self._gate = "connect"
-            return [self._get(Kind.CONNECT, None)]
-        return self._dispatch(message, body)
+            self._state.held.append((message, body))
+            self._state.gate = "connect"
+            return [self.get(Kind.CONNECT, None)]
+        return self.dispatch(message, body)
 
-    def _dispatch(self, message: Message, body: bytes) -> list[ClientAction]:
+    def dispatch(self, message: Message, body: bytes) -> list[ClientAction]:
+        """Send one message now (for its parts: it is the message's turn)."""
         kind = type(message)
         if kind is Request:
             assert isinstance(message, Request)
@@ -208,7 +197,7 @@ class HttpClientEndpoint:
                 version if isinstance(version, str) and version not in LEGACY_REVISIONS else None
             )
             pending = Pending(message.method, modern)
-            self._requests[message.id] = pending
+            self._state.requests[message.id] = pending
             headers: list[tuple[str, str]] = []
             if modern is not None:
                 tool = fields.params.get("name")
@@ -217,9 +206,9 @@ class HttpClientEndpoint:
                 if message.method == "tools/call":
                     pending.sent = (message, body)
             elif message.method == "initialize":
-                self._initialize = (message, body)
+                self._fallbacks.initialize = (message, body)
                 self.session_id = self.revision = self._modern = None
-            send = self._post(message, body, headers, session=modern is None)
+            send = self.post(message, body, headers, session=modern is None)
             pending.exchange = send.exchange
             return [send]
         if kind is Notification:
@@ -229,12 +218,12 @@ class HttpClientEndpoint:
             # 2026-07-28 defines no header for a notification POST; the version
             # the server answered in still tells a dual-era server its era.
             extra = [] if self._modern is None else [("mcp-protocol-version", self._modern)]
-            actions: list[ClientAction] = [self._post(message, body, extra)]
+            actions: list[ClientAction] = [self.post(message, body, extra)]
             if message.method == "notifications/initialized":
-                self._initialized = (message, body)
-                self._gate = "initialized"
+                self._fallbacks.initialized = (message, body)
+                self._state.gate = "initialized"
             return actions
-        return [self._post(message, body)]
+        return [self.post(message, body)]
 
     def _base_headers(self) -> list[tuple[str, str]]:
         return [*self._base]
@@ -250,10 +239,10 @@ class HttpClientEndpoint:
     def _new(self, kind: Kind, method: str, url: str, **fields: Any) -> HttpExchange:
         self._next_exchange += 1
         exchange = HttpExchange(self._next_exchange, kind, method, url, **fields)
-        self._exchanges[exchange.id] = exchange
+        self._state.exchanges[exchange.id] = exchange
         return exchange
 
-    def _post(
+    def post(
         self,
         message: Message,
         body: bytes,
@@ -262,6 +251,7 @@ class HttpClientEndpoint:
         session: bool = True,
         kind: Kind = Kind.POST,
     ) -> SendHttp:
+        """A POST of ``body`` (for its parts)."""
         if self.transport == "sse" and self.endpoint:
             url = self.endpoint
             origin, target = split_url(url)
@@ -280,7 +270,8 @@ class HttpClientEndpoint:
         )
         return send
 
-    def _get(self, kind: Kind, stream: ClientSseStream | None, delay: float = 0.0) -> SendHttp:
+    def get(self, kind: Kind, stream: ClientSseStream | None, delay: float = 0.0) -> SendHttp:
+        """A GET of an SSE stream (for its parts)."""
         headers = self._base_headers()
         headers.append(("accept", "text/event-stream"))
         session_id = None
@@ -291,9 +282,9 @@ class HttpClientEndpoint:
                 headers.append(("last-event-id", stream.last_event_id))
         exchange = self._new(kind, "GET", self.url, session_id=session_id, stream=stream)
         if kind is Kind.LISTEN:
-            self._listen = exchange
+            self._state.listen = exchange
         elif kind is Kind.RESUME and stream is not None and stream.request_id is not None:
-            pending = self._requests.get(stream.request_id)
+            pending = self._state.requests.get(stream.request_id)
             if pending is not None:
                 pending.exchange = exchange.id
         send = exchange.send = SendHttp(
@@ -303,28 +294,31 @@ class HttpClientEndpoint:
 
     def _cancel(self, message: Notification, body: bytes) -> list[ClientAction]:
         request_id = peek_request(body).params.get("requestId")
-        pending = self._requests.pop(request_id, None) if request_id is not None else None
+        pending = self._state.requests.pop(request_id, None) if request_id is not None else None
         actions: list[ClientAction] = []
         if pending is None or pending.version is None:
             # Legacy era: the notification tells the server (2025-11-25
             # basic/utilities/cancellation.mdx); a disconnection would not.
-            actions.append(self._post(message, body))
+            actions.append(self.post(message, body))
         # 2026-07-28 streamable-http.mdx "Cancellation": closing the request's
         # stream is the cancellation, and no notification is sent. In the legacy
         # era the stream is dropped too: nothing on it is wanted any more.
         exchange = (
-            self._exchanges.pop(pending.exchange, None) if pending and pending.exchange else None
+            self._state.exchanges.pop(pending.exchange, None)
+            if pending and pending.exchange
+            else None
         )
         if exchange is not None and exchange.kind in (Kind.POST, Kind.RESUME):
             actions.append(AbortExchange(exchange.id))
         return actions
 
-    def _release(self) -> list[ClientAction]:
-        self._gate = None
+    def release(self) -> list[ClientAction]:
+        """Open the gate and send what was held (for its parts)."""
+        self._state.gate = None
         actions: list[ClientAction] = []
-        while self._held and self._gate is None:
-            message, body = self._held.pop(0)
-            actions += self._dispatch(message, body)
+        while self._state.held and self._state.gate is None:
+            message, body = self._state.held.pop(0)
+            actions += self.dispatch(message, body)
         return actions
 
     # --- receiving ---------------------------------------------------------------------
@@ -333,7 +327,7 @@ class HttpClientEndpoint:
         self, exchange: int, status: int, headers: Iterable[tuple[str | bytes, str | bytes]]
     ) -> list[ClientAction]:
         """The status and headers of an exchange's response arrived."""
-        found = self._exchanges.get(exchange)
+        found = self._state.exchanges.get(exchange)
         if found is None:
             return []
         found.status = status
@@ -344,7 +338,7 @@ class HttpClientEndpoint:
             lowered[key] = f"{lowered[key]}, {text}" if key in lowered else text
         if (status == 307 or status == 308) and "location" in lowered:
             return self._redirect(found, lowered)
-        return self._HEAD[found.kind](self, found, lowered)
+        return self._head[found.kind](found, lowered)
 
     def _redirect(self, exchange: HttpExchange, headers: dict[str, str]) -> list[ClientAction]:
         # RFC 9110 sections 15.4.8 and 15.4.9: 307 and 308 send the same request,
@@ -369,8 +363,8 @@ class HttpClientEndpoint:
                 problem = None
         if problem is not None:
             note = ClientNote(f"{exchange.method} {exchange.url} was redirected {problem}")
-            return [note, *self._HEAD[exchange.kind](self, exchange, headers)]
-        del self._exchanges[exchange.id]  # its body is drained unread
+            return [note, *self._head[exchange.kind](exchange, headers)]
+        del self._state.exchanges[exchange.id]  # its body is drained unread
         actions: list[ClientAction] = []
         if exchange.url == self.url and url != self.url:
             actions.append(
@@ -391,17 +385,17 @@ class HttpClientEndpoint:
         again.hops = exchange.hops + 1
         send = again.send = replace(sent, exchange=again.id, url=url, target=target)
         request_id = exchange.request_id
-        pending = self._requests.get(request_id) if request_id is not None else None
+        pending = self._state.requests.get(request_id) if request_id is not None else None
         if pending is not None and pending.exchange == exchange.id:
             pending.exchange = again.id
-        if self._listen is exchange:
-            self._listen = again
+        if self._state.listen is exchange:
+            self._state.listen = again
         actions.append(send)
         return actions
 
     def receive_data(self, exchange: int, data: bytes) -> list[ClientAction]:
         """A chunk of an exchange's response body arrived."""
-        found = self._exchanges.get(exchange)
+        found = self._state.exchanges.get(exchange)
         if found is None or not data:
             return []
         mode = found.mode
@@ -409,8 +403,8 @@ class HttpClientEndpoint:
             events, problem = found.feed_events(data)
             actions: list[ClientAction] = []
             for event in events:
-                actions += self._EVENT[found.kind](self, found, event)
-                if found.id not in self._exchanges:
+                actions += self._event[found.kind](found, event)
+                if found.id not in self._state.exchanges:
                     return actions
             if problem is not None:
                 actions += self._drop(found, f"the event stream broke: {problem}")
@@ -423,24 +417,24 @@ class HttpClientEndpoint:
 
     def receive_end(self, exchange: int) -> list[ClientAction]:
         """An exchange's response ended normally."""
-        found = self._exchanges.pop(exchange, None)
+        found = self._state.exchanges.pop(exchange, None)
         if found is None:
             return []
         if found.mode is Mode.JSON:
-            return json_end(self, found)
+            return self._answers.json_end(found)
         if found.mode is Mode.ERROR:
-            return refusal_end(self, found)
-        return self._END[found.kind](self, found, "the server ended the stream")
+            return self._answers.refusal_end(found)
+        return self._end[found.kind](found, "the server ended the stream")
 
     def answered(self, exchange: int) -> bool:
         """Whether an exchange carries no unanswered request of ours any more (its
         response came, it failed, or it never carried one)."""
-        found = self._exchanges.get(exchange)
-        return found is None or found.request_id not in self._requests
+        found = self._state.exchanges.get(exchange)
+        return found is None or found.request_id not in self._state.requests
 
     def receive_failure(self, exchange: int, reason: str) -> list[ClientAction]:
         """An exchange failed: no connection, a broken one, a timeout, bad HTTP."""
-        found = self._exchanges.pop(exchange, None)
+        found = self._state.exchanges.pop(exchange, None)
         if found is None:
             return []
         if found.status is None:
@@ -449,51 +443,52 @@ class HttpClientEndpoint:
 
     def _drop(self, exchange: HttpExchange, reason: str) -> list[ClientAction]:
         # We stop reading an exchange ourselves.
-        del self._exchanges[exchange.id]
+        del self._state.exchanges[exchange.id]
         return [AbortExchange(exchange.id), *self._broken(exchange, reason)]
 
     def _broken(self, exchange: HttpExchange, reason: str) -> list[ClientAction]:
         # A response that came in part.
         if exchange.kind is Kind.REOPEN:
-            return reopen_end(self, exchange, reason)
+            return self._fallbacks.reopen_end(exchange, reason)
         if exchange.mode is Mode.JSON:
-            return self._fail(exchange, f"the answer broke off: {reason}")
+            return self.fail(exchange, f"the answer broke off: {reason}")
         if exchange.mode is Mode.ERROR:
-            return refusal_end(self, exchange)
-        return self._END[exchange.kind](self, exchange, reason)
+            return self._answers.refusal_end(exchange)
+        return self._end[exchange.kind](exchange, reason)
 
     def _unanswered(self, exchange: HttpExchange, reason: str) -> list[ClientAction]:
         # No response at all: connecting, writing or waiting for the head failed.
         kind = exchange.kind
         if kind is Kind.POST:
-            actions = posted(self, exchange)
+            actions = self._answers.posted(exchange)
             if exchange.request_id is not None:
-                actions += self._fail(exchange, reason)
+                actions += self.fail(exchange, reason)
             return actions
-        return self._END[kind](self, exchange, reason)
+        return self._end[kind](exchange, reason)
 
     # --- what the rest share ------------------------------------------------------------
 
-    def _deliver(self, message: Message) -> list[ClientAction]:
+    def deliver(self, message: Message) -> list[ClientAction]:
+        """Hand a message from the server to the session (for its parts)."""
         # Every message from the server passes here: answers settle their request,
         # and the endpoint learns what it needs from a few of them.
         kind = type(message)
         notes: list[ClientAction] = []
         if kind is Response or kind is ErrorResponse:
             request_id = message.id  # type: ignore[union-attr]
-            if request_id in self._listings:
-                return relisted(self, message)  # type: ignore[arg-type]
-            pending = self._requests.pop(request_id, None) if request_id is not None else None
+            if self._fallbacks.is_listing(request_id):
+                return self._fallbacks.relisted(message)  # type: ignore[arg-type]
+            pending = self._state.requests.pop(request_id, None) if request_id is not None else None
             if pending is not None and pending.sent is not None and kind is ErrorResponse:
-                retry = header_mismatch(self, pending, message)  # type: ignore[arg-type]
+                retry = self._fallbacks.header_mismatch(pending, message)  # type: ignore[arg-type]
                 if retry is not None:
                     return retry
             if pending is not None and kind is Response:
                 assert isinstance(message, Response)
                 if pending.method == "initialize":
-                    self.revision = self._protocol_version(message)
+                    self.revision = protocol_version(message)
                 elif pending.version is not None:
-                    self._modern_seen = True
+                    self._state.modern_seen = True
                     self._modern = pending.version
                     if pending.method == "tools/list":
                         result, dropped = absorb_tool_listing(message.result, self.tool_headers)
@@ -502,38 +497,43 @@ class HttpClientEndpoint:
                             notes = [ClientNote(text) for text in dropped]
         return [DeliverMessage(message), *notes]
 
-    @staticmethod
-    def _protocol_version(message: Response) -> str | None:
-        try:
-            version = _protocol_decoder.decode(message.result).protocolVersion
-        except (msgspec.DecodeError, UnicodeDecodeError):
-            return None
-        return version if isinstance(version, str) else None
-
-    def _fail(self, exchange: HttpExchange, reason: str, body: bytes = b"") -> list[ClientAction]:
+    def fail(self, exchange: HttpExchange, reason: str, body: bytes = b"") -> list[ClientAction]:
+        """Fail the request an exchange carries (for its parts)."""
         request_id = exchange.request_id
-        if request_id in self._listings:
-            return listing_failed(self, request_id)
-        if request_id is None or self._requests.pop(request_id, None) is None:
+        if request_id is not None and self._fallbacks.is_listing(request_id):
+            return self._fallbacks.listing_failed(request_id)
+        if request_id is None or self._state.requests.pop(request_id, None) is None:
             return []
         failure = RequestFailure(exchange.method, exchange.url, reason, exchange.status, body)
         return [FailRequest(request_id, failure)]
 
-    def _fail_held(self, reason: str, status: int | None = None) -> list[ClientAction]:
+    def fail_held(self, reason: str, status: int | None = None) -> list[ClientAction]:
+        """Fail every request that is held (for its parts)."""
         actions: list[ClientAction] = []
-        held, self._held = self._held, []
+        held, self._state.held = self._state.held, []
         for message, _ in held:
             if type(message) is Request:
-                self._requests.pop(message.id, None)
+                self._state.requests.pop(message.id, None)
                 actions.append(
                     FailRequest(message.id, RequestFailure("POST", self.url, reason, status))
                 )
         return actions
 
-    _stream_event = stream_event
-    _session_lost = session_lost
-    _fall_back = fall_back
-    _reopened = reopened
+    def stream_event(self, exchange: HttpExchange, event: ServerSentEvent) -> list[ClientAction]:
+        """One event of a stream that carries the server's messages."""
+        return self._answers.stream_event(exchange, event)
+
+    def session_lost(self, exchange: HttpExchange) -> list[ClientAction]:
+        """A request of our session got 404: replace the session."""
+        return self._fallbacks.session_lost(exchange)
+
+    def fall_back(self, exchange: HttpExchange) -> list[ClientAction]:
+        """initialize was refused as an older server would: try HTTP+SSE."""
+        return self._fallbacks.fall_back(exchange)
+
+    def reopened(self, answer: object) -> list[ClientAction]:
+        """The answer to the initialize that replaces a lost session."""
+        return self._fallbacks.reopened(answer)
 
     # --- the end -----------------------------------------------------------------------
 
@@ -544,34 +544,12 @@ class HttpClientEndpoint:
         if self.closed:
             return []
         self.closed = True
-        actions: list[ClientAction] = [AbortExchange(exchange) for exchange in self._exchanges]
-        self._exchanges.clear()
-        self._held.clear()
+        actions: list[ClientAction] = [
+            AbortExchange(exchange) for exchange in self._state.exchanges
+        ]
+        self._state.exchanges.clear()
+        self._state.held.clear()
         if self.transport == "streamable" and self.session_id is not None:
             headers = (*self._base_headers(), *self._session_headers())
             actions.append(SendHttp(0, "DELETE", self.url, self.origin, self.target, headers))
         return actions
-
-    # --- dispatch tables, by exchange kind ----------------------------------------------
-
-    _HEAD: Final = {
-        Kind.POST: post_head,
-        Kind.LISTEN: listen_head,
-        Kind.RESUME: resume_head,
-        Kind.CONNECT: connect_head,
-        Kind.REOPEN: reopen_head,
-    }
-    _EVENT: Final = {
-        Kind.POST: stream_event,
-        Kind.LISTEN: stream_event,
-        Kind.RESUME: stream_event,
-        Kind.CONNECT: connect_event,
-        Kind.REOPEN: reopen_event,
-    }
-    _END: Final = {
-        Kind.POST: stream_end,
-        Kind.LISTEN: listen_end,
-        Kind.RESUME: stream_end,
-        Kind.CONNECT: connect_end,
-        Kind.REOPEN: reopen_end,
-    }

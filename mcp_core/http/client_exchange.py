@@ -15,13 +15,24 @@
 from __future__ import annotations
 
 import enum
-from typing import Final
+from typing import Any, Final
 
-from ..wire.jsonrpc import Message, Request, RequestId
+import msgspec
+
+from ..wire.jsonrpc import Message, Request, RequestId, Response
 from ..wire.sse import ServerSentEvent, SSEError, SSEParser
 from .client_actions import SendHttp
 
-__all__ = ["ERROR_BODY_BYTES", "HttpExchange", "Kind", "Mode", "Pending", "ClientSseStream"]
+__all__ = [
+    "ERROR_BODY_BYTES",
+    "HttpExchange",
+    "Kind",
+    "Mode",
+    "Pending",
+    "ClientSseStream",
+    "ClientState",
+    "protocol_version",
+]
 
 ERROR_BODY_BYTES: Final = 64 * 1024
 """How much of an error answer's body is kept: a JSON-RPC error, or the start of an
@@ -216,3 +227,46 @@ class HttpExchange:
     def collected(self) -> bytes:
         """The body collected so far."""
         return bytes(self._buffer)
+
+
+class ClientState:
+    """What the HTTP client endpoint and its parts (the answer reader, the
+    fallback planner) share, handed to each part at construction.
+
+    Attributes:
+        exchanges: live exchanges by number.
+        requests: our requests still unanswered, by id.
+        held: messages waiting for the gate to open, oldest first.
+        gate: why messages wait (None: they go at once): "initialized"
+            (the handshake's end is being answered), "listen" (the standalone
+            stream is opening), "reopen" (a lost session is being replaced),
+            "connect" (the HTTP+SSE stream is to name its endpoint), "failed".
+        listen: the exchange carrying the standalone GET stream, if open.
+        modern_seen: a 2026-07-28 request was answered: the server is modern.
+    """
+
+    __slots__ = ("exchanges", "gate", "held", "listen", "modern_seen", "requests")
+
+    def __init__(self) -> None:
+        self.exchanges: dict[int, HttpExchange] = {}
+        self.requests: dict[RequestId, Pending] = {}
+        self.held: list[tuple[Message, bytes]] = []
+        self.gate: str | None = None
+        self.listen: HttpExchange | None = None
+        self.modern_seen = False
+
+
+class _Protocol(msgspec.Struct):
+    protocolVersion: Any = None
+
+
+_protocol_decoder: Final = msgspec.json.Decoder(_Protocol)
+
+
+def protocol_version(message: Response) -> str | None:
+    """The ``protocolVersion`` an initialize result names, if it names one."""
+    try:
+        version = _protocol_decoder.decode(message.result).protocolVersion
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+    return version if isinstance(version, str) else None

@@ -206,10 +206,11 @@ class OpenStream:
 
 @dataclass(frozen=True, slots=True)
 class EndSession:
-    """End a session (DELETE): close its protocol side, then send ``reply``."""
+    """End a session: close its protocol side, then send ``reply`` (a DELETE), if
+    there is one (None: the session ended on its own, see `HttpEndpoint.fed`)."""
 
     session_id: str
-    reply: Reply
+    reply: Reply | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import msgspec
 from msgspec import UNSET
 
 from ..session.base import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
-from ..wire.errors import HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND
+from ..wire.errors import HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND, http_status_for
 from ..wire.jsonrpc import Request
 from .decisions import HttpRequest, Reply, refuse
 from .headers import decode_header_value, param_matches
@@ -65,7 +65,7 @@ def modern_refusal(
         # versioning.mdx: name the supported versions in any error to initialize.
         supported = sorted(revisions, reverse=True)
         return refuse(
-            404,
+            http_status_for(METHOD_NOT_FOUND),
             f"initialize does not exist in {request.headers['mcp-protocol-version']}",
             METHOD_NOT_FOUND,
             request_id=rid,
@@ -79,11 +79,16 @@ def modern_refusal(
     meta = params.meta if isinstance(params.meta, dict) else {}
     for key in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY):
         if key not in meta:
-            return refuse(400, f"missing _meta {key!r}", INVALID_PARAMS, request_id=rid)
+            return refuse(
+                http_status_for(INVALID_PARAMS),
+                f"missing _meta {key!r}",
+                INVALID_PARAMS,
+                request_id=rid,
+            )
     problem = _header_problem(request.headers, message.method, params, meta, tool_headers)
     if problem is not None:
         # "Server Validation": 400 and -32020, with the request's id.
-        return refuse(400, problem, HEADER_MISMATCH, request_id=rid)
+        return refuse(http_status_for(HEADER_MISMATCH), problem, HEADER_MISMATCH, request_id=rid)
     return None
 
 

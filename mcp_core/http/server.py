@@ -42,6 +42,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
+from ..session.lifecycle import SessionState
 from ..types.methods import LEGACY_REVISIONS, REVISIONS
 from ..wire.errors import (
     HEADER_MISMATCH,
@@ -51,6 +52,7 @@ from ..wire.errors import (
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
     RemoteProtocolError,
+    http_status_for,
 )
 from ..wire.jsonrpc import (
     ErrorResponse,
@@ -78,7 +80,8 @@ from .decisions import (
 from .headers import accepts, host_allowed, media_type, origin_allowed
 from .legacy_sse import HttpSseRules
 from .request_checks import ToolHeaders, modern_refusal
-from .sessions import STANDALONE_STREAM, EventStore, HttpSession, MemoryEventStore
+from .routing import STANDALONE_STREAM, StreamRouter
+from .sessions import EventStore, HttpSession, MemoryEventStore
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "HttpServerConfig", "HttpEndpoint"]
 
@@ -86,18 +89,22 @@ __all__ = ["DEFAULT_MAX_BODY_BYTES", "HttpServerConfig", "HttpEndpoint"]
 # (2025-11-25 basic/transports.mdx "Sending Messages to the Server", item 6).
 _POLLING: Final = frozenset({"2025-11-25"})
 
-# 2026-07-28 streamable-http.mdx: an unknown method is a 404 with -32601; header
-# mismatch, unsupported version and a missing client capability are 400s
-# ("Backward Compatibility"). Other errors of a request that reached JSON-RPC are
-# answered with 200, as in every earlier revision.
-_MODERN_STATUS: Final = {
-    METHOD_NOT_FOUND: 404,
-    HEADER_MISMATCH: 400,
-    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
-    UNSUPPORTED_PROTOCOL_VERSION: 400,
-    PARSE_ERROR: 400,
-    INVALID_REQUEST: 400,
-}
+# 2026-07-28 streamable-http.mdx "Protocol Version Header": an unknown method
+# gets 404 with -32601; header mismatch, an unsupported version and a missing
+# client capability get 400 ("Backward Compatibility"); so do a body that is not
+# JSON-RPC. These codes are answered with the status `http_status_for` (the one
+# code -> status table, in wire.errors) gives them; other errors of a request
+# that reached JSON-RPC are answered with 200, as in every earlier revision.
+_STATUS_CODES: Final = frozenset(
+    {
+        METHOD_NOT_FOUND,
+        HEADER_MISMATCH,
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        UNSUPPORTED_PROTOCOL_VERSION,
+        PARSE_ERROR,
+        INVALID_REQUEST,
+    }
+)
 
 
 _PASSED_HEADS: Final = 64
@@ -285,7 +292,7 @@ class HttpEndpoint:
         # request, so it carries the request's id when there is one.
         message = self._decode(body) if body else None
         return refuse(
-            400,
+            http_status_for(UNSUPPORTED_PROTOCOL_VERSION),
             f"protocol version {version!r} is not supported",
             UNSUPPORTED_PROTOCOL_VERSION,
             request_id=message.id if type(message) is Request else None,
@@ -362,6 +369,9 @@ class HttpEndpoint:
         stream_id = session.new_stream_id()
         polling = session.revision in _POLLING
         sse = mode == "sse" or (mode == "auto" and polling)
+        # Registered now, before the body is fed, as the session may answer at
+        # once (ping); see `routing` for where its messages go.
+        session.routes.open(message.id, stream_id, json_only=mode == "json")
         return Dispatch(
             message,
             body,
@@ -449,6 +459,36 @@ class HttpEndpoint:
 
     # --- answering ----------------------------------------------------------------------
 
+    def routes(self, session_id: str) -> StreamRouter:
+        """Where each message a legacy session sends goes: the session's
+        `StreamRouter`, whose ``route(message, related)`` names the stream.
+
+        Raises:
+            KeyError: no such session.
+        """
+        return self.sessions[session_id].routes
+
+    def fed(self, dispatch: Dispatch) -> EndSession | None:
+        """Call once a dispatched legacy request has been fed to its session.
+
+        Returns:
+            `EndSession` (with no reply of its own) when the request was the
+            ``initialize`` that minted the session and the session refused it
+            (its protocol side is still NEW): a session is established by a
+            successful initialization (2025-11-25 basic/transports.mdx "Session
+            Management" item 1: the id comes on "the HTTP response containing
+            the InitializeResult"), so there is none to keep. The endpoint has
+            forgotten it already; the adapter closes its protocol side and
+            still sends the error answer. Otherwise None.
+        """
+        if not dispatch.created or dispatch.session_id is None:
+            return None
+        session = self.sessions.get(dispatch.session_id)
+        if session is None or getattr(session.protocol, "state", None) is not SessionState.NEW:
+            return None
+        del self.sessions[session.id]
+        return EndSession(session.id)
+
     def json_reply(self, dispatch: Dispatch, message: Message, data: bytes) -> Reply:
         """The JSON answer to a dispatched request whose response came first.
 
@@ -457,7 +497,9 @@ class HttpEndpoint:
         """
         status = 200
         if dispatch.session_id is None and type(message) is ErrorResponse:
-            status = _MODERN_STATUS.get(message.error.code, 200)
+            code = message.error.code
+            if code in _STATUS_CODES:
+                status = http_status_for(code)
         return Reply(status, (JSON_HEADER, *dispatch.headers), data)
 
     def event(self, session_id: str | None, stream_id: str | None, data: bytes) -> bytes:

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Final, Protocol
 
+from .routing import STANDALONE_STREAM, StreamRouter
+
 __all__ = [
     "DEFAULT_MAX_STORED_EVENTS",
     "DEFAULT_MAX_STORED_BYTES",
@@ -38,9 +40,6 @@ few seconds; an event store is a safety net for broken connections, not a log.""
 DEFAULT_MAX_STORED_BYTES: Final = 4 * 1024 * 1024
 """Bytes of event data kept per session for replay (4 MiB, the size of one
 maximal message), so that a few large results cannot pin unbounded memory."""
-
-STANDALONE_STREAM: Final = "0"
-"""The stream id of a session's standalone SSE stream (the one GET opens)."""
 
 
 class EventStore(Protocol):
@@ -138,6 +137,8 @@ class HttpSession:
             the rules read its ``revision`` and ``requests_in_flight``.
         principal: who opened it (initialize), as the transport authenticated
             them; None when nobody was.
+        routes: the streams of its requests' answers, and where each message
+            it sends goes (see `routing`).
     """
 
     __slots__ = (
@@ -149,6 +150,7 @@ class HttpSession:
         "last_seen",
         "principal",
         "protocol",
+        "routes",
         "standalone_open",
     )
 
@@ -163,6 +165,7 @@ class HttpSession:
         self.standalone_open = False
         self.events = events
         self.protocol: Any = None
+        self.routes = StreamRouter()
         self._next_stream = 0
 
     @property

@@ -15,9 +15,10 @@
 # nothing of one request can reach another, request ids of different clients never
 # meet in one session, and closing the request's stream is exactly the
 # cancellation the spec asks for when the client closes it.
-# Each outgoing message is routed by its response id or the request it is related to
-# (see `_http_streams`); the task answering the POST (or GET) writes it, one
-# write per batch of events.
+# Each outgoing message goes where the endpoint routes it, by its response id or
+# the request it is related to (`mcp_core.http.routing`, carried out in
+# `streams`); the task answering the POST (or GET) writes it, one write per batch
+# of events.
 #
 # Handlers run in the task answering their POST (`_serve_here`): a request served
 # at once costs no task and no task switch. A 2026-07-28 handler is cancelled with
@@ -49,7 +50,7 @@ from typing import Any, Final, Protocol, TypeAlias
 import anyio
 from anyio.abc import TaskGroup
 
-from mcp_core import REVISIONS, Limits, Server, SessionState
+from mcp_core import REVISIONS, Limits, Server
 from mcp_core.http import EventStore
 from mcp_core.http.decisions import (
     SSE_HEADERS,
@@ -401,7 +402,7 @@ class HttpService:
                 sse.stream.push(decision.data)
             await out.reply(decision.reply)
         else:
-            assert isinstance(decision, EndSession)
+            assert isinstance(decision, EndSession) and decision.reply is not None
             self._end(decision.session_id)
             await out.reply(decision.reply)
 
@@ -441,10 +442,9 @@ class HttpService:
         endpoint.attach(decision.session_id, stream_id, anyio.current_time())
         driver = session.connection.driver
         jobs = driver.feed_inline(self._fed(decision))
-        if decision.created and session.connection.session.state is SessionState.NEW:
-            # The initialize was refused: there is no session to keep.
-            endpoint.end_session(decision.session_id)
-            self._end(decision.session_id)
+        ended = endpoint.fed(decision)
+        if ended is not None:
+            self._end(ended.session_id)
         try:
             if jobs:
                 # Its handler runs here, unwatched: a client that hangs up does not

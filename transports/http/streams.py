@@ -5,11 +5,9 @@
 # synchronously inside the session's flush; it only queues bytes on the right
 # stream and wakes its writer, the connection task that owns the socket.
 #
-# Routing (2025-11-25 basic/transports.mdx "Sending Messages to the Server" item 6
-# and "Listening for Messages from the Server"): a response goes to the stream of
-# the POST that carried its request, and ends that stream; a message the driver
-# says is `related` to a request (its progress, logs, questions to the client)
-# goes to that request's stream; anything else goes to the standalone stream.
+# Which stream each message goes on is the endpoint's decision
+# (`mcp_core.http.routing`): the sinks here only carry it out.
+#
 # A legacy stream whose client went away keeps collecting events in the event
 # store (they are numbered and kept there, not queued), so that a GET with
 # Last-Event-ID can replay them and take the stream over.
@@ -23,9 +21,9 @@ import anyio
 import anyio.lowlevel
 
 from mcp_core.http.decisions import Dispatch
+from mcp_core.http.routing import STANDALONE_STREAM, ends_stream
 from mcp_core.http.server import HttpEndpoint
-from mcp_core.http.sessions import STANDALONE_STREAM
-from mcp_core.wire import ErrorResponse, Message, RequestId, Response, encode_event
+from mcp_core.wire import Message, RequestId, encode_event
 
 from ..driver import Sink, encode_for_peer
 from ..server_connection import ServerConnection
@@ -153,20 +151,14 @@ class AnswerStream:
         self.wake()
 
 
-def _is_answer(message: Message) -> bool:
-    kind = type(message)
-    return kind is Response or kind is ErrorResponse
-
-
 def modern_sink(endpoint: HttpEndpoint, stream: AnswerStream) -> Sink:
     """The driver sink of a 2026-07-28 request's own connection: everything it
-    sends belongs to that request's stream (notifications before the response,
-    or a subscriptions/listen stream's notifications)."""
+    sends goes on that request's stream, which its response ends."""
+    request_id = stream.request_id
 
     def sink(messages: list[Message], related: RequestId | None) -> None:
         for message in messages:
-            final = _is_answer(message) and message.id == stream.request_id  # type: ignore[union-attr]
-            stream.put(endpoint, message, final)
+            stream.put(endpoint, message, ends_stream(message, request_id))
 
     return sink
 
@@ -183,12 +175,13 @@ class LegacySession:
         self.standalone = AnswerStream(session_id, STANDALONE_STREAM, None, mode="sse")
         #: Unfinished streams by stream id (the standalone one included).
         self.streams: dict[str, AnswerStream] = {STANDALONE_STREAM: self.standalone}
-        self._by_request: dict[RequestId, AnswerStream] = {}
+        self.routes = endpoint.routes(session_id)
         connection.driver.attach(self._sink)
 
     def open(self, dispatch: Dispatch) -> AnswerStream:
-        """The stream for a dispatched request; registered before the body is fed,
-        since the session may answer at once (ping)."""
+        """The stream for a dispatched request (the endpoint routes its messages
+        there already); made before the body is fed, since the session may answer
+        at once (ping)."""
         assert dispatch.request_id is not None and dispatch.stream_id is not None
         stream = AnswerStream(
             self.id,
@@ -199,33 +192,28 @@ class LegacySession:
         )
         stream.attached = True  # the POST's connection waits for it
         self.streams[dispatch.stream_id] = stream
-        self._by_request[dispatch.request_id] = stream
         return stream
 
     def abandon(self, stream: AnswerStream) -> None:
         """Its client left before anything identified the stream to it (no event
         id was sent): nobody can resume it, so forget it."""
-        self.streams.pop(stream.stream_id or "", None)
-        if self._by_request.get(stream.request_id or "") is stream:
-            del self._by_request[stream.request_id or ""]
+        stream_id = stream.stream_id or ""
+        self.streams.pop(stream_id, None)
+        if stream.request_id is not None:
+            self.routes.abandon(stream.request_id, stream_id)
         stream.finish()
 
     def _sink(self, messages: list[Message], related: RequestId | None) -> None:
+        route = self.routes.route
+        streams = self.streams
         for message in messages:
-            answer = _is_answer(message)
-            key = message.id if answer else related  # type: ignore[union-attr]
-            stream = self._by_request.get(key) if key is not None else None
+            stream_id, final = route(message, related)
+            stream = streams.get(stream_id) if stream_id is not None else None
             if stream is None:
-                if answer:
-                    continue  # its stream was abandoned: nobody can receive it
-                stream = self.standalone
-            elif not answer and stream.json_only:
-                stream = self.standalone
-            final = answer and stream.request_id == key
+                continue  # dropped, or the session has ended
             stream.put(self.endpoint, message, final)
             if final:
-                del self._by_request[key]  # type: ignore[arg-type]
-                self.streams.pop(stream.stream_id or "", None)
+                del streams[stream_id]  # type: ignore[arg-type]
 
     def close(self) -> None:
         """End the session: stop serving it and end every stream."""
@@ -233,7 +221,7 @@ class LegacySession:
         for stream in list(self.streams.values()):
             stream.finish()
         self.streams.clear()
-        self._by_request.clear()
+        self.routes.clear()
 
 
 class LegacySseConnection:

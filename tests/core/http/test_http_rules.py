@@ -26,14 +26,18 @@ from mcp_core.http.server import HttpEndpoint, HttpServerConfig
 from mcp_core.http.sessions import STANDALONE_STREAM, MemoryEventStore
 from mcp_core.wire import (
     HEADER_MISMATCH,
+    INTERNAL_ERROR,
     INVALID_PARAMS,
+    INVALID_REQUEST,
     METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
     PARSE_ERROR,
     UNSUPPORTED_PROTOCOL_VERSION,
     ErrorObject,
     ErrorResponse,
     Response,
     SSEParser,
+    http_status_for,
 )
 
 MODERN = "2026-07-28"
@@ -514,6 +518,32 @@ def test_modern_json_errors_get_the_status_their_code_calls_for() -> None:
     other = ErrorResponse(id=11, error=ErrorObject(code=-32603, message="oops"))
     assert endpoint.json_reply(decision, other, b"{}").status == 200
     assert endpoint.json_reply(decision, Response(id=11, result={}), b"{}").status == 200
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        (METHOD_NOT_FOUND, 404),
+        (HEADER_MISMATCH, 400),
+        (UNSUPPORTED_PROTOCOL_VERSION, 400),
+        (MISSING_REQUIRED_CLIENT_CAPABILITY, 400),
+        (PARSE_ERROR, 400),
+        (INVALID_REQUEST, 400),
+        (INVALID_PARAMS, 200),
+        (INTERNAL_ERROR, 200),
+        (-1, 200),
+    ],
+)
+def test_modern_json_error_statuses_come_from_the_one_table(code: int, status: int) -> None:
+    # The codes 2026-07-28 gives a status get the one wire.errors gives them;
+    # the rest reached JSON-RPC and are answered 200.
+    endpoint = HttpEndpoint()
+    decision = endpoint.receive(modern_request("tools/list"), modern("tools/list"), 0.0)
+    assert isinstance(decision, Dispatch)
+    error = ErrorResponse(id=11, error=ErrorObject(code=code, message="x"))
+    assert endpoint.json_reply(decision, error, b"{}").status == status
+    if status != 200:
+        assert status == http_status_for(code)
 
 
 def test_param_headers_are_checked_against_annotated_arguments() -> None:
