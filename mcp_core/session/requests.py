@@ -56,7 +56,13 @@ from .events import (
 )
 from .lifecycle import SEND_NOTIFICATION, SEND_RESPONSE, Compiled, SessionState
 
-__all__ = ["RequestTables", "with_meta", "progress_token_of"]
+__all__ = [
+    "RequestTables",
+    "with_meta",
+    "progress_token_of",
+    "duplicate_id_refusal",
+    "over_limit_refusal",
+]
 
 _READY: Final = SessionState.READY
 _ERROR: Final = SessionState.ERROR
@@ -122,6 +128,33 @@ def progress_token_of(params: Any) -> RequestId | None:
     if type(token) is int or type(token) is str:
         return token
     return None
+
+
+def duplicate_id_refusal(request_id: RequestId) -> RemoteProtocolError:
+    """The refusal of a request whose id one of theirs in flight already has
+    (2026-07-28 basic/index.mdx "Requests": an id MUST NOT match one still
+    unanswered). It names no request id: the reply must not answer the original."""
+    return RemoteProtocolError(
+        f"request id {request_id!r} is already in use by a request in flight", INVALID_REQUEST
+    )
+
+
+def over_limit_refusal(limit: int, request_id: RequestId) -> RemoteProtocolError:
+    """The refusal of a request past Limits.max_requests_in_flight.
+
+    -32603: the standard code for a failure on our side rather than in the request
+    (JSON-RPC 2.0 section 5.1). 2026-07-28 basic/index.mdx "Error Codes" reserves
+    -32020..-32099 for codes the spec defines and asks new implementations not to
+    use -32000..-32019, and a code outside the reserved range would mean nothing to
+    a generic client.
+    """
+    return RemoteProtocolError(
+        f"too many requests in flight (the limit is {limit}); "
+        "retry once earlier requests are answered",
+        INTERNAL_ERROR,
+        data={"maxRequestsInFlight": limit},
+        request_id=request_id,
+    )
 
 
 class RequestTables:
@@ -374,25 +407,9 @@ class RequestTables:
     ) -> None:
         incoming = self._incoming
         if message.id in incoming:
-            # Do not pop the original: it is still in flight and will be answered.
-            raise RemoteProtocolError(
-                f"request id {message.id!r} is already in use by a request in flight",
-                INVALID_REQUEST,
-            )
+            raise duplicate_id_refusal(message.id)
         if len(incoming) >= self._max_in_flight and message.method not in self._answered_at_once:
-            # -32603: the standard code for a failure on our side rather than in
-            # the request (JSON-RPC 2.0 section 5.1). 2026-07-28 basic/index.mdx
-            # "Error Codes" reserves -32020..-32099 for codes the spec defines and
-            # asks new implementations not to use -32000..-32019, and a code
-            # outside the reserved range would mean nothing to a generic client.
-            limit = self._max_in_flight
-            raise RemoteProtocolError(
-                f"too many requests in flight (the limit is {limit}); "
-                "retry once earlier requests are answered",
-                INTERNAL_ERROR,
-                data={"maxRequestsInFlight": limit},
-                request_id=message.id,
-            )
+            raise over_limit_refusal(self._max_in_flight, message.id)
         incoming[message.id] = _Incoming(message.method, progress_token, modern)
 
     def _on_response(self, message: Response, now: float) -> list[Event]:
