@@ -226,6 +226,25 @@ class BaseSession(RequestTables):
             self._local(SEND_NOTIFICATION, method)
         self._out.append(Notification(method=method, params=params))
 
+    def fail_request(self, request_id: RequestId, error: BaseException | str) -> None:
+        """Answer a request of the peer's whose handler failed: -32603.
+
+        The rule every adapter applies to a handler's unexpected exception: the
+        request gets a JSON-RPC "Internal error" answer (JSON-RPC 2.0 section 5.1,
+        -32603; 2026-07-28 basic/index.mdx "Error Codes" keeps the standard codes)
+        and the session goes on. The message is "Internal error: " and the
+        exception's text (its type's name when it has none), or ``error`` itself
+        when it is a string. Errors the handler meant to send with their own code
+        go through send_error.
+
+        Raises:
+            LocalProtocolError: no such request is waiting for an answer, or the
+                session is closed or broken; nothing is queued and nothing changes.
+                (A request the peer cancelled is answered by nothing, silently.)
+        """
+        detail = error if isinstance(error, str) else str(error) or type(error).__name__
+        self.send_error(request_id, INTERNAL_ERROR, f"Internal error: {detail}")
+
     # --- receiving --------------------------------------------------------------------
 
     def receive_bytes(self, data: bytes, now: float = 0.0) -> list[Event]:
