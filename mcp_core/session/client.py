@@ -141,11 +141,12 @@ class ClientSession(ClientOpening):
         if progress:
             return self._queue_request(method, params, decoder, now, timeout, progress)
         # _queue_request without a progress token, inlined: nearly every request.
-        pending = self._pending
-        request_id = self._next_id + 1
+        tables = self._requests
+        pending = tables.pending
+        request_id = tables.next_id + 1
         while request_id in pending:  # ids are ours alone, but be sure
             request_id += 1
-        self._next_id = request_id
+        tables.next_id = request_id
         deadline = None if timeout is None else now + timeout
         pending[request_id] = _Pending(method, decoder, deadline, None)
         self._out.append(Request(id=request_id, method=method, params=params))
@@ -205,7 +206,7 @@ class ClientSession(ClientOpening):
     # --- receiving responses ----------------------------------------------------------
 
     def _on_response(self, message: Response, now: float) -> list[Event]:
-        pending = self._pending.pop(message.id, None)
+        pending = self._requests.pending.pop(message.id, None)
         if pending is None:
             return self._unexpected_answer(message.id)
         method = pending.method

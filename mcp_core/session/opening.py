@@ -131,7 +131,7 @@ class ClientOpening(BaseSession):
             LocalProtocolError: the session was opened already (start() twice, or
                 after initialize() or discover()).
         """
-        if self.state is not SessionState.NEW or self._pending or self._started:
+        if self.state is not SessionState.NEW or self._requests.pending or self._started:
             raise LocalProtocolError("start() opens a new session, once")
         self._started = True
         if self._modern:
@@ -199,7 +199,7 @@ class ClientOpening(BaseSession):
     # --- the opening (lifecycle actions; _lifecycle.TABLE names them) ---------------------
 
     def _answer_kind(self, message: Response | ErrorResponse) -> str:
-        pending = self._pending.get(message.id) if message.id is not None else None
+        pending = self._requests.pending.get(message.id) if message.id is not None else None
         if pending is None:
             return OTHER_RESPONSE
         if pending.method == "initialize":
@@ -211,7 +211,7 @@ class ClientOpening(BaseSession):
     def _finish_handshake(self, message: Response | ErrorResponse, now: float) -> list[Event]:
         # The answer to our initialize: READY, or ERROR for a channel we cannot use.
         assert message.id is not None
-        del self._pending[message.id]
+        del self._requests.pending[message.id]
         if type(message) is ErrorResponse:
             self._fail(f"the server refused initialize: {message.error.message}")
             return [ErrorReceived(id=message.id, method="initialize", error=message.error)]
@@ -249,7 +249,7 @@ class ClientOpening(BaseSession):
         # The answer to server/discover while the era is unknown (the probe, or a
         # modern-only client's opening).
         assert message.id is not None
-        del self._pending[message.id]
+        del self._requests.pending[message.id]
         if type(message) is ErrorResponse:
             return self._on_discover_error(message, now)
         return self._on_discover_result(message, now)  # type: ignore[arg-type]

@@ -268,15 +268,18 @@ def _params_valid(r: _Reading) -> RemoteProtocolError | None:
 
 
 def _request_id_unused(r: _Reading) -> RemoteProtocolError | None:
-    if r.message.id in r.session._incoming:
+    if r.message.id in r.session._requests.incoming:
         return duplicate_id_refusal(r.message.id)
     return None
 
 
 def _in_flight_limit(r: _Reading) -> RemoteProtocolError | None:
     session = r.session
-    limit = session._max_in_flight
-    if len(session._incoming) >= limit and r.message.method not in session._answered_at_once:
+    limit = session._requests.max_in_flight
+    if (
+        len(session._requests.incoming) >= limit
+        and r.message.method not in session._answered_at_once
+    ):
         return over_limit_refusal(limit, r.message.id)
     return None
 

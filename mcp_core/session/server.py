@@ -378,8 +378,9 @@ class ServerSession(BaseSession):
                 params = decode_params(message, decoder)
             token = progress_token_of(params)
         # _admit_request, its fast path inlined; it refuses what must be refused.
-        incoming = self._incoming
-        if message.id in incoming or len(incoming) >= self._max_in_flight:
+        tables = self._requests
+        incoming = tables.incoming
+        if message.id in incoming or len(incoming) >= tables.max_in_flight:
             self._admit_request(message, token, modern=True)
         else:
             incoming[message.id] = _Incoming(method, token, True)
@@ -447,7 +448,7 @@ class ServerSession(BaseSession):
         if request_id is UNSET or request_id not in self.subscriptions:
             return None
         del self.subscriptions[request_id]
-        self._incoming.pop(request_id, None)
+        self._requests.incoming.pop(request_id, None)
         return request_id
 
     # --- sending ----------------------------------------------------------------------
@@ -565,7 +566,7 @@ class ServerSession(BaseSession):
             self._local(SEND_NOTIFICATION)
         for subscription_id in list(self.subscriptions):
             del self.subscriptions[subscription_id]
-            self._incoming.pop(subscription_id, None)
+            self._requests.incoming.pop(subscription_id, None)
             self._out.append(
                 Response(
                     id=subscription_id,
