@@ -12,9 +12,10 @@
 # receive_*() returns the events at once instead of h11's receive_data/next_event
 # pair, which exists there because HTTP bytes arrive in arbitrary pieces.
 #
-# What both roles share: the request tables (ids, pending, in flight, cancellation,
-# progress, timeouts) in Exchange (session/requests.py), and here the lifecycle and the
-# receive entry points.
+# What both roles share: the request tables (ids, pending, in flight) as a member,
+# RequestTables, with what the session does through them (cancellation, progress,
+# timeouts: the functions of session/requests.py, taken as methods), and here the
+# lifecycle and the receive entry points.
 #
 # The lifecycle (what may arrive or be sent in which state) is the table of
 # session/lifecycle.py; this class runs it: _step() for what arrives, _local() for what
@@ -60,6 +61,7 @@ from ..wire.jsonrpc import (
     error_reply,
     is_batch,
 )
+from . import requests as _requests
 from .events import Event, ProtocolViolation
 from .lifecycle import (
     CLOSE,
@@ -72,7 +74,13 @@ from .lifecycle import (
     SessionState,
     compile_rules,
 )
-from .requests import RequestTables, _any_decoder
+from .requests import (
+    RequestTables,
+    _any_decoder,
+    _Incoming,
+    duplicate_id_refusal,
+    over_limit_refusal,
+)
 
 __all__ = [
     "SessionState",
@@ -107,7 +115,7 @@ _CLOSED: Final = SessionState.CLOSED
 _ERROR: Final = SessionState.ERROR
 
 
-class BaseSession(RequestTables):
+class BaseSession:
     """What ClientSession and ServerSession share. Not used on its own.
 
     Attributes:
@@ -127,14 +135,72 @@ class BaseSession(RequestTables):
         if cls.our_role:
             cls._received_rules, cls._local_rules = compile_rules(cls, cls.our_role)
 
+    #: Requests the core answers the moment they arrive: they hold nothing, so the
+    #: in-flight cap never refuses them (ping.mdx: a ping MUST be answered promptly).
+    _answered_at_once: frozenset[str] = frozenset({"ping"})
+    # The lifecycle table's rows for what our caller asks, resolved likewise.
+    _local_rules: ClassVar[Compiled] = {}
+
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
-        super().__init__(limits)
+        #: The tables of requests both ways (session/requests.py).
+        self._requests = RequestTables(limits)
+        # Everything we send, drained by messages_to_send (STYLE.md section 2).
+        self._out: list[Message] = []
         self.limits = limits
         self.state = SessionState.NEW
         self.revision: str | None = None
         self.error_reason: str | None = None
 
+    # --- the request tables (session/requests.py does the work) ------------------------
+
+    messages_to_send = _requests.messages_to_send
+    pending_requests = property(_requests.pending_requests)
+    requests_in_flight = property(_requests.requests_in_flight)
+    send_response = _requests.send_response
+    send_error = _requests.send_error
+    cancel_request = _requests.cancel_request
+    abandon_request = _requests.abandon_request
+    send_progress = _requests.send_progress
+    next_deadline = _requests.next_deadline
+    handle_timeouts = _requests.handle_timeouts
+    _queue_request = _requests.queue_request
+    _decoder_for = _requests.decoder_for
+    _unanswerable = _requests.unanswerable
+    _finish_result = _requests.finish_result
+    _on_response = _requests.on_response
+    _on_result = _requests.on_result
+    _on_error_response = _requests.on_error_response
+    _on_error = _requests.on_error
+    _unexpected_answer = _requests.unexpected_answer
+    _on_cancelled = _requests.on_cancelled
+    _on_progress = _requests.on_progress
+
+    def _admit_request(
+        self, message: Request, progress_token: RequestId | None, modern: bool
+    ) -> None:
+        # Take one of their requests in flight, or refuse it: its id is in flight
+        # already (-32600), or too many are (-32603) and it is not answered at once.
+        tables = self._requests
+        incoming = tables.incoming
+        if message.id in incoming:
+            raise duplicate_id_refusal(message.id)
+        limit = tables.max_in_flight
+        if len(incoming) >= limit and message.method not in self._answered_at_once:
+            raise over_limit_refusal(limit, message.id)
+        incoming[message.id] = _Incoming(message.method, progress_token, modern)
+
     # --- the lifecycle table ----------------------------------------------------------
+
+    def _local(self, kind: str, subject: str = "") -> None:
+        # Our caller asks for ``kind`` (``subject``: the method, or a reason). The
+        # row's action refuses by raising LocalProtocolError; else its state follows.
+        rule = self._local_rules[self.state].get(kind)
+        if rule is None:
+            raise LocalProtocolError(f"cannot {kind} while the session is {self.state.value}")
+        action, next_state = rule
+        action(self, subject)
+        if next_state is not None:
+            self.state = next_state
 
     def _step(self, kind: str, message: Any, now: float) -> list[Event]:
         # A received message of ``kind``: its row's action, then its row's state.
@@ -199,14 +265,14 @@ class BaseSession(RequestTables):
         # answered; ours stay pending for close() to hand back.
         self.error_reason = reason
         self._out.clear()
-        self._incoming.clear()
+        self._requests.incoming.clear()
 
     def _ignore_channel(self, reason: str) -> None:
         return None  # already over: the first reason stands
 
     def _abandon_requests(self, reason: str) -> None:
-        self._pending.clear()
-        self._incoming.clear()
+        self._requests.pending.clear()
+        self._requests.incoming.clear()
         self._out.clear()
 
     def _fail(self, reason: str) -> None:
@@ -225,6 +291,25 @@ class BaseSession(RequestTables):
         if self.state is not _READY:
             self._local(SEND_NOTIFICATION, method)
         self._out.append(Notification(method=method, params=params))
+
+    def fail_request(self, request_id: RequestId, error: BaseException | str) -> None:
+        """Answer a request of the peer's whose handler failed: -32603.
+
+        The rule every adapter applies to a handler's unexpected exception: the
+        request gets a JSON-RPC "Internal error" answer (JSON-RPC 2.0 section 5.1,
+        -32603; 2026-07-28 basic/index.mdx "Error Codes" keeps the standard codes)
+        and the session goes on. The message is "Internal error: " and the
+        exception's text (its type's name when it has none), or ``error`` itself
+        when it is a string. Errors the handler meant to send with their own code
+        go through send_error.
+
+        Raises:
+            LocalProtocolError: no such request is waiting for an answer, or the
+                session is closed or broken; nothing is queued and nothing changes.
+                (A request the peer cancelled is answered by nothing, silently.)
+        """
+        detail = error if isinstance(error, str) else str(error) or type(error).__name__
+        self.send_error(request_id, INTERNAL_ERROR, f"Internal error: {detail}")
 
     # --- receiving --------------------------------------------------------------------
 
@@ -378,7 +463,7 @@ class BaseSession(RequestTables):
             The ids of our requests that were still pending; the caller fails
             whoever waits for them.
         """
-        abandoned = list(self._pending)
+        abandoned = list(self._requests.pending)
         self._local(CLOSE, "closed by our caller")
         return abandoned
 

@@ -1,8 +1,8 @@
 # The client side of a connection, for both protocol eras.
 #
-# Theory of operation. ClientOpening (session/opening.py) opens the session: era
-# detection (server/discover, falling back to initialize) and the legacy handshake.
-# What follows the opening is here.
+# Theory of operation. session/opening.py opens the session: era detection
+# (server/discover, falling back to initialize) and the legacy handshake, as
+# functions ClientSession takes as methods. What follows the opening is here.
 #
 # In the modern era every request carries the version, our capabilities and our
 # identity in _meta, and results carry resultType: absent means complete (older
@@ -21,11 +21,12 @@ import msgspec
 from msgspec import UNSET, Raw
 
 from ..types.base import (
+    Implementation,
     Result,
     ServerCapabilities,
 )
 from ..types.client import InputRequiredResult
-from ..types.methods import method_spec, result_decoder
+from ..types.methods import LEGACY_REVISIONS, method_spec, result_decoder
 from ..wire.errors import (
     METHOD_NOT_FOUND,
     LocalProtocolError,
@@ -40,9 +41,8 @@ from ..wire.jsonrpc import (
     Response,
     decode_result,
 )
-from .base import (
-    _READY,
-)
+from . import opening as _opening
+from .base import _READY, BaseSession
 from .config import NEEDS_CLIENT_CAPABILITY, NEEDS_SERVER_CAPABILITY, has_capability
 from .events import (
     Event,
@@ -61,7 +61,7 @@ from .lifecycle import (
     SEND_PING,
     SEND_REQUEST,
 )
-from .opening import ClientConfig, ClientOpening
+from .opening import ClientConfig
 from .requests import _Pending, progress_token_of, with_meta
 
 __all__ = ["ClientConfig", "ClientSession"]
@@ -78,7 +78,7 @@ class _ResultTypeProbe(msgspec.Struct, rename="camel"):
 _probe_decoder: Final = msgspec.json.Decoder(_ResultTypeProbe)
 
 
-class ClientSession(ClientOpening):
+class ClientSession(BaseSession):
     """The client half of an MCP connection, sans I/O.
 
     Call start() (or initialize()/discover()), write out messages_to_send(), feed
@@ -89,12 +89,42 @@ class ClientSession(ClientOpening):
     our_role = "client"
 
     def __init__(self, config: ClientConfig, limits: Limits = DEFAULT_LIMITS) -> None:
-        super().__init__(config, limits)
+        super().__init__(limits)
+        self.config = config
+        #: "legacy" or "modern" once known.
+        self.era: str | None = None
+        self.server_capabilities: ServerCapabilities | None = None
+        self.server_info: Implementation | None = None
+        self.instructions: str | None = None
+        #: Least severe log level we want (modern: sent in every request's _meta).
+        self.log_level: str | None = None
+        self._modern = tuple(r for r in config.revisions if r not in LEGACY_REVISIONS)
+        self._legacy = tuple(r for r in config.revisions if r in LEGACY_REVISIONS)
+        # The dual-era probe (server/discover) while it is out, and its timeout.
+        self._probe_id: RequestId | None = None
+        self._probe_timeout: float | None = None
+        self._started = False
+        # The _meta of every modern request, once the version is chosen.
+        self._meta: dict[str, Any] = {}
         # method -> result decoder, for the requests that passed every check of
         # send_request under the revision and server capabilities below; see _route.
         self._routes: dict[str, msgspec.json.Decoder[Any]] = {}
         self._routed_revision: str | None = None
         self._routed_capabilities: ServerCapabilities | None = None
+
+    # --- the opening (session/opening.py) -----------------------------------------------
+
+    start = _opening.start
+    initialize = _opening.initialize
+    discover = _opening.discover
+    handle_timeouts = _opening.handle_timeouts
+    _meta_for = _opening.meta_for
+    _answer_kind = _opening.answer_kind
+    _bad_result = _opening.bad_result
+    # Lifecycle actions (rows of lifecycle.TABLE name them without the underscore).
+    _finish_handshake = _opening.finish_handshake
+    _detect_era = _opening.detect_era
+    _refuse_send_initialize_again = _opening.refuse_send_initialize_again
 
     # --- sending ----------------------------------------------------------------------
 
@@ -141,11 +171,12 @@ class ClientSession(ClientOpening):
         if progress:
             return self._queue_request(method, params, decoder, now, timeout, progress)
         # _queue_request without a progress token, inlined: nearly every request.
-        pending = self._pending
-        request_id = self._next_id + 1
+        tables = self._requests
+        pending = tables.pending
+        request_id = tables.next_id + 1
         while request_id in pending:  # ids are ours alone, but be sure
             request_id += 1
-        self._next_id = request_id
+        tables.next_id = request_id
         deadline = None if timeout is None else now + timeout
         pending[request_id] = _Pending(method, decoder, deadline, None)
         self._out.append(Request(id=request_id, method=method, params=params))
@@ -205,7 +236,7 @@ class ClientSession(ClientOpening):
     # --- receiving responses ----------------------------------------------------------
 
     def _on_response(self, message: Response, now: float) -> list[Event]:
-        pending = self._pending.pop(message.id, None)
+        pending = self._requests.pending.pop(message.id, None)
         if pending is None:
             return self._unexpected_answer(message.id)
         method = pending.method

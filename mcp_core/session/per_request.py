@@ -21,12 +21,23 @@ from ..types.base import (
     ServerCapabilities,
 )
 from ..types.server import CacheableResult, SubscriptionFilter
-from ..wire.errors import INVALID_PARAMS, RemoteProtocolError
+from ..wire.errors import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    RemoteProtocolError,
+)
 from ..wire.jsonrpc import Request, RequestId
-from .base import CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY
+from .base import CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY
 from .config import ClientInfo, ServerConfig, grant, has_capability
 
 __all__ = [
+    "capability_refusal",
+    "missing_capabilities_refusal",
+    "missing_version_refusal",
+    "unknown_method_refusal",
+    "unsupported_version_refusal",
     "cached_client_of",
     "client_from_meta",
     "discover_result",
@@ -63,6 +74,73 @@ class _MetaCarrier(msgspec.Struct):
     meta: Any = msgspec.field(default=None, name="_meta")
 
 
+# The refusals of the per-request checks (session/request_checks.py, CHECKS, names
+# the rule each one enforces). The table's reference and ServerSession's fast path
+# both build their errors here, so the two cannot word them differently.
+
+
+def missing_version_refusal(
+    modern: bool, legacy: bool, request_id: RequestId
+) -> RemoteProtocolError:
+    """No protocolVersion in _meta: -32602 from a server that serves 2026-07-28
+    (basic/index.mdx "_meta": a required field is missing), -32600 from one that
+    serves only legacy revisions (2025-11-25 basic/lifecycle.mdx: initialize
+    first). ``modern``/``legacy``: whether the server serves revisions of each era."""
+    return RemoteProtocolError(
+        f"missing _meta {PROTOCOL_VERSION_KEY!r}"
+        + (" (or send initialize first)" if legacy else ""),
+        INVALID_PARAMS if modern else INVALID_REQUEST,
+        request_id=request_id,
+    )
+
+
+def unsupported_version_refusal(
+    revisions: tuple[str, ...], requested: Any, request_id: RequestId
+) -> RemoteProtocolError:
+    """A protocolVersion we do not serve in the 2026-07-28 way: -32022 with the
+    versions we support, newest first (2026-07-28 basic/versioning.mdx)."""
+    return RemoteProtocolError(
+        "Unsupported protocol version",
+        UNSUPPORTED_PROTOCOL_VERSION,
+        request_id=request_id,
+        data={"supported": list(reversed(revisions)), "requested": requested},
+    )
+
+
+def missing_capabilities_refusal(request_id: RequestId) -> RemoteProtocolError:
+    """No clientCapabilities in _meta: -32602 (2026-07-28 basic/index.mdx "_meta")."""
+    return RemoteProtocolError(
+        f"missing _meta {CLIENT_CAPABILITIES_KEY!r}", INVALID_PARAMS, request_id=request_id
+    )
+
+
+def unknown_method_refusal(
+    method: str, revision: str, request_id: RequestId
+) -> RemoteProtocolError:
+    """A method that is no client request of ``revision``: -32601 (2026-07-28
+    schema.mdx MethodNotFoundError; JSON-RPC 2.0 section 5.1)."""
+    return RemoteProtocolError(
+        f"method {method!r} does not exist in protocol revision {revision}",
+        METHOD_NOT_FOUND,
+        request_id=request_id,
+    )
+
+
+def capability_refusal(
+    method: str, needs: tuple[str, str | None], request_id: RequestId
+) -> RemoteProtocolError:
+    """A method behind a server capability we did not declare: -32601 (2026-07-28
+    schema.mdx MethodNotFoundError: "gated behind a server capability the server
+    did not advertise")."""
+    return RemoteProtocolError(
+        f"this server does not offer {needs[0]}"
+        + (f".{needs[1]}" if needs[1] else "")
+        + f", so {method!r} is not available",
+        METHOD_NOT_FOUND,
+        request_id=request_id,
+    )
+
+
 def client_from_meta(meta: dict[str, Any], request_id: RequestId) -> ClientInfo:
     """The requesting client, from a 2026-07-28 request's _meta.
 
@@ -72,9 +150,7 @@ def client_from_meta(meta: dict[str, Any], request_id: RequestId) -> ClientInfo:
     # 2026-07-28 basic/index.mdx: a request missing a required field is malformed,
     # -32602; clientCapabilities is required, clientInfo and logLevel optional.
     if CLIENT_CAPABILITIES_KEY not in meta:
-        raise RemoteProtocolError(
-            f"missing _meta {CLIENT_CAPABILITIES_KEY!r}", INVALID_PARAMS, request_id=request_id
-        )
+        raise missing_capabilities_refusal(request_id)
     try:
         capabilities = msgspec.convert(meta[CLIENT_CAPABILITIES_KEY], ClientCapabilities)
         info_raw = meta.get(CLIENT_INFO_KEY)

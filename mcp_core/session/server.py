@@ -37,10 +37,8 @@ from ..types.base import (
 from ..types.methods import LATEST_REVISION, LEGACY_REVISIONS, method_spec, params_decoder
 from ..types.server import LoggingMessageNotificationParams, SubscriptionFilter
 from ..wire.errors import (
-    INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
-    UNSUPPORTED_PROTOCOL_VERSION,
     LocalProtocolError,
     RemoteProtocolError,
 )
@@ -85,10 +83,14 @@ from .lifecycle import (
 )
 from .per_request import (
     cached_client_of,
+    capability_refusal,
     discover_result,
     finish_result,
     grant_filter,
+    missing_version_refusal,
     request_meta,
+    unknown_method_refusal,
+    unsupported_version_refusal,
 )
 from .requests import _cancelled_decoder, _Incoming, progress_token_of, with_meta
 
@@ -240,20 +242,10 @@ class ServerSession(BaseSession):
         method = message.method
         spec = method_spec(method, revision)
         if spec is None or spec.sender == "server" or spec.kind != "request":
-            raise RemoteProtocolError(
-                f"method {method!r} does not exist in protocol revision {revision}",
-                METHOD_NOT_FOUND,
-                request_id=message.id,
-            )
+            raise unknown_method_refusal(method, revision, message.id)
         needs = NEEDS_SERVER_CAPABILITY.get(method)
         if needs is not None and not has_capability(self.config.capabilities, *needs):
-            raise RemoteProtocolError(
-                f"this server does not offer {needs[0]}"
-                + (f".{needs[1]}" if needs[1] else "")
-                + f", so {method!r} is not available",
-                METHOD_NOT_FOUND,
-                request_id=message.id,
-            )
+            raise capability_refusal(method, needs, message.id)
         decoder = params_decoder(spec)
         # The decision is remembered while the config stays the same object. The
         # table is fixed and a frozen ServerCapabilities cannot gain or lose a
@@ -368,19 +360,11 @@ class ServerSession(BaseSession):
         if version is None:
             # No envelope: a legacy client that skipped initialize (2025-11-25
             # basic/lifecycle.mdx: initialization MUST be the first interaction).
-            raise RemoteProtocolError(
-                f"missing _meta {PROTOCOL_VERSION_KEY!r}"
-                + (" (or send initialize first)" if self._legacy_revisions else ""),
-                INVALID_PARAMS if self._modern_revisions else INVALID_REQUEST,
-                request_id=message.id,
+            raise missing_version_refusal(
+                bool(self._modern_revisions), bool(self._legacy_revisions), message.id
             )
         if version not in self._modern_revisions:
-            raise RemoteProtocolError(
-                "Unsupported protocol version",
-                UNSUPPORTED_PROTOCOL_VERSION,
-                request_id=message.id,
-                data={"supported": list(reversed(self.config.revisions)), "requested": version},
-            )
+            raise unsupported_version_refusal(self.config.revisions, version, message.id)
         assert meta is not None
         client = self._client_of(meta, message)
         if gated and version == LATEST_REVISION:
@@ -394,8 +378,9 @@ class ServerSession(BaseSession):
                 params = decode_params(message, decoder)
             token = progress_token_of(params)
         # _admit_request, its fast path inlined; it refuses what must be refused.
-        incoming = self._incoming
-        if message.id in incoming or len(incoming) >= self._max_in_flight:
+        tables = self._requests
+        incoming = tables.incoming
+        if message.id in incoming or len(incoming) >= tables.max_in_flight:
             self._admit_request(message, token, modern=True)
         else:
             incoming[message.id] = _Incoming(method, token, True)
@@ -463,7 +448,7 @@ class ServerSession(BaseSession):
         if request_id is UNSET or request_id not in self.subscriptions:
             return None
         del self.subscriptions[request_id]
-        self._incoming.pop(request_id, None)
+        self._requests.incoming.pop(request_id, None)
         return request_id
 
     # --- sending ----------------------------------------------------------------------
@@ -597,7 +582,7 @@ class ServerSession(BaseSession):
             self._local(SEND_NOTIFICATION)
         for subscription_id in list(self.subscriptions):
             del self.subscriptions[subscription_id]
-            self._incoming.pop(subscription_id, None)
+            self._requests.incoming.pop(subscription_id, None)
             self._out.append(
                 Response(
                     id=subscription_id,

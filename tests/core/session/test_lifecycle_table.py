@@ -155,7 +155,7 @@ def session_in(role: str, state: SessionState, kind: str) -> BaseSession:
 
 def pending_id(session: BaseSession, method: str) -> Any:
     # A dead session has nothing pending: any id does, it is never read.
-    return next((rid for rid, p in session._pending.items() if p.method == method), 778)
+    return next((rid for rid, p in session._requests.pending.items() if p.method == method), 778)
 
 
 def message_of(role: str, kind: str, session: BaseSession) -> dict[str, Any]:

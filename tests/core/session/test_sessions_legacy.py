@@ -527,7 +527,7 @@ def test_timeouts_from_the_callers_clock() -> None:
     assert pair.client.next_deadline() == 131.0
     late = {"jsonrpc": "2.0", "id": request_id, "result": {"tools": []}}
     assert feed(pair.client, late) == []
-    assert pair.client.pending_requests == 1 and other in pair.client._pending
+    assert pair.client.pending_requests == 1 and other in pair.client._requests.pending
 
 
 def test_response_for_unknown_id_is_reported_never_answered() -> None:

@@ -262,14 +262,18 @@ class OpeningMachine(RuleBasedStateMachine):
             reply = json.loads(encode_message(message))
             assert reply["jsonrpc"] == "2.0"  # an answer the core gave on its own
 
-    @precondition(lambda self: any(p.method == "initialize" for p in self.client._pending.values()))
+    @precondition(
+        lambda self: any(p.method == "initialize" for p in self.client._requests.pending.values())
+    )
     @rule(version=st.sampled_from(["1999-01-01", "2025-11-25", "2024-11-05"]), now=SOMETIMES)
     def a_server_answers_initialize_with(self, version: str, now: bool) -> None:
         if not now:
             return
         # A server (not ours) that picks a version: the client speaks it or breaks.
         self.tampered = True
-        request_id = next(k for k, v in self.client._pending.items() if v.method == "initialize")
+        request_id = next(
+            k for k, v in self.client._requests.pending.items() if v.method == "initialize"
+        )
         result = {
             "protocolVersion": version,
             "capabilities": {"tools": {}},

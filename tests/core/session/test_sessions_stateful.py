@@ -170,7 +170,7 @@ class PairMachine(RuleBasedStateMachine):
 
     @invariant()
     def pending_matches_outstanding(self) -> None:
-        assert set(self.pair.client._pending) == self.outstanding
+        assert set(self.pair.client._requests.pending) == self.outstanding
 
 
 class LegacyPair(PairMachine):
