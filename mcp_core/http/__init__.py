@@ -2,7 +2,7 @@
 
 Server side: `server` (`HttpEndpoint`: given a request head and body, decide the answer),
 `config`, `decisions` (what it decides), `headers` (media types, Origin and Host),
-`request_checks` (the 2026-07-28 `Mcp-Method` / `Mcp-Name` / `Mcp-Param-*` checks),
+`mcp_headers` (the 2026-07-28 `Mcp-Method` / `Mcp-Name` / `Mcp-Param-*` checks),
 `sessions` (legacy sessions and SSE event storage for resumption), `routing` (which
 stream each outgoing message goes on), `legacy_sse` (the
 HTTP+SSE transport of 2024-11-05).

@@ -79,7 +79,7 @@ from .decisions import (
 )
 from .headers import accepts, host_allowed, media_type, origin_allowed
 from .legacy_sse import HttpSseRules
-from .request_checks import ToolHeaders, modern_refusal
+from .mcp_headers import ToolHeaders, modern_refusal
 from .routing import STANDALONE_STREAM, StreamRouter
 from .sessions import EventStore, HttpSession, MemoryEventStore
 
