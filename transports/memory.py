@@ -31,7 +31,8 @@ from mcp_core import REVISIONS, Limits, Server
 from mcp_core.wire import DEFAULT_LIMITS, Message, RequestId
 
 from .client import Client, Connector
-from .driver import Driver, encode_for_peer
+from .driver import Driver
+from .pump import encode_for_peer
 from .server_connection import ServerConnection
 
 __all__ = ["connect_in_memory", "couple", "pipe"]

@@ -27,7 +27,8 @@ from mcp_core.session import Event, ProtocolViolation, RequestReceived
 from mcp_core.types import LoggingMessageNotificationParams
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
-from .driver import DEFAULT_MAX_CONCURRENCY, Driver, pump
+from .driver import DEFAULT_MAX_CONCURRENCY, Driver
+from .pump import pump
 
 __all__ = ["ServerConnection", "serve_stream"]
 
