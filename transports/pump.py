@@ -44,7 +44,7 @@ from mcp_core.wire import (
 )
 
 from .first_wait import watching
-from .workers import Worker
+from .workers import Worker, run_worker
 
 if TYPE_CHECKING:
     from .driver import Driver
@@ -182,26 +182,7 @@ class _Reader:
         # finishes the request it kept, then parks until the reading comes back
         # to it: a task is started only when none is parked. Its cancel scope
         # works as a handler task's does (`transports.workers`).
-        worker: Worker[bool] | None = None
-        reading = True
-        while True:
-            scope = anyio.CancelScope()
-            with scope:
-                while True:
-                    if not reading:
-                        if self.ended.is_set() or len(self._parked) >= _MAX_PARKED_READERS:
-                            return
-                        if worker is None:
-                            worker = Worker()
-                        if await worker.park(self._parked) is None:
-                            return
-                        reading = True
-                        if scope.cancel_called:
-                            break  # read in a scope of its own, below
-                    reading = False
-                    await self._read(scope)
-            if not reading and worker is not None and worker.take() is not None:
-                reading = True
+        await run_worker(True, self._parked, _MAX_PARKED_READERS, self.ended.is_set, self._read)
 
     async def _serve_here(self, job: RequestReceived, scope: anyio.CancelScope) -> bool:
         # Serve one request in this task; True if it waited, so that the reading
@@ -225,7 +206,7 @@ class _Reader:
         await watching(driver.serve_one(job), suspended)
         return passed
 
-    async def _read(self, scope: anyio.CancelScope) -> None:
+    async def _read(self, _: bool, scope: anyio.CancelScope) -> None:
         driver, items, jobs = self.driver, self._items, self._jobs
         while True:
             if jobs:

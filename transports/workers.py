@@ -8,8 +8,8 @@
 #
 # Handler tasks are reused: spawning an anyio task costs more than the rest of a
 # small request's round trip, so a task that has answered parks as an idle
-# `Worker` (up to MAX_IDLE_WORKERS) and takes the next request. The pump's reader
-# tasks park the same way.
+# `Worker` (up to MAX_IDLE_WORKERS) and takes the next request. `run_worker` is
+# that loop, shared with the pump's reader tasks, which park the same way.
 #
 # A worker serves its jobs in one cancel scope, which stands for the job it is
 # serving (entering a scope per request cost a fifth of a round trip on trio): a
@@ -41,7 +41,7 @@ from mcp_core.wire import INTERNAL_ERROR, RequestId
 if TYPE_CHECKING:
     from .driver import Driver
 
-__all__ = ["MAX_IDLE_WORKERS", "Worker", "Workers"]
+__all__ = ["MAX_IDLE_WORKERS", "Worker", "Workers", "run_worker"]
 
 MAX_IDLE_WORKERS: Final = 256
 """Handler tasks kept waiting for work per connection; more exit when done."""
@@ -79,6 +79,43 @@ class Worker(Generic[_T]):
         """Hand the worker a job, or None to make it exit."""
         self._job = job
         self._wake.set()
+
+
+async def run_worker(
+    job: _T | None,
+    idle: list[Worker[_T]],
+    limit: int,
+    done: Callable[[], bool],
+    run: Callable[[_T, anyio.CancelScope], Awaitable[None]],
+) -> None:
+    """The loop of a reused task: run ``job``, then park in ``idle`` for the next.
+
+    Args:
+        job: the first job, or None to park at once.
+        idle: where idle workers of this kind wait to be handed a job.
+        limit: idle workers kept; past it, the task exits when done.
+        done: True once no more jobs will come (the task exits).
+        run: runs one job in the cancel scope that stands for it.
+    """
+    worker: Worker[_T] | None = None
+    while True:
+        scope = anyio.CancelScope()
+        with scope:
+            while True:
+                if job is None:
+                    if done() or len(idle) >= limit:
+                        return
+                    if worker is None:
+                        worker = Worker()
+                    job = await worker.park(idle)
+                    if job is None:
+                        return  # told to exit
+                    if scope.cancel_called:
+                        break  # run it in a scope of its own, below
+                current, job = job, None
+                await run(current, scope)
+        if job is None and worker is not None:
+            job = worker.take()
 
 
 class Workers:
@@ -143,26 +180,11 @@ class Workers:
             worker.start(None)
         self._idle_workers.clear()
 
+    def _done(self) -> bool:
+        return self._driver.closed
+
     async def _work(self, job: RequestReceived | None) -> None:
-        worker: Worker[RequestReceived] | None = None
-        while True:
-            scope = anyio.CancelScope()
-            with scope:
-                while True:
-                    if job is None:
-                        if self._driver.closed or len(self._idle_workers) >= MAX_IDLE_WORKERS:
-                            return
-                        if worker is None:
-                            worker = Worker()
-                        job = await worker.park(self._idle_workers)
-                        if job is None:
-                            return  # told to exit
-                        if scope.cancel_called:
-                            break  # serve it in a scope of its own, below
-                    event, job = job, None
-                    await self.serve(event, scope)
-            if job is None and worker is not None:
-                job = worker.take()
+        await run_worker(job, self._idle_workers, MAX_IDLE_WORKERS, self._done, self.serve)
 
     async def serve(self, event: RequestReceived, scope: anyio.CancelScope | None) -> None:
         """Serve one request in the calling task and answer it.
