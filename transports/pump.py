@@ -8,8 +8,9 @@
 #   reading   `_Reader`: the task that reads also serves the requests it read,
 #             until a handler first waits (`transports.first_wait` tells when);
 #             then the reading goes on in another task (a parked reader task,
-#             else a new one), and this one stays with the handler. A
-#             `BatchStream` gives every message one read brought at once.
+#             else a new one), and this one stays with the handler. Every stream
+#             is read a list at a time: a `BatchStream` gives every message one
+#             read brought, any other stream one message per list.
 #   writing   the writer task sends what is queued, in order. Over a
 #             `BatchStream` the sink writes straight to the wire while nothing
 #             is queued and the writer is idle, and the writer sends everything
@@ -145,24 +146,20 @@ class _Reader:
 
     Args:
         driver: the driver to feed.
-        receive: returns the next item, or with ``batches`` the next list of
-            items (raises as an ObjectStream's ``receive`` does at the end).
+        receive: returns the next list of items, at least one (raises as an
+            ObjectStream's ``receive`` does at the end).
         tg: where reader tasks run.
     """
 
     def __init__(
         self,
         driver: Driver,
-        receive: Callable[[], Awaitable[Any]],
+        receive: Callable[[], Awaitable[list[Any]]],
         tg: TaskGroup,
-        *,
-        batches: bool,
     ) -> None:
         self.driver = driver
         self._receive = receive
         self._tg = tg
-        # ``receive`` gives lists of items (`BatchStream.receive_batch`).
-        self._batches = batches
         self._items: deque[Any] = deque()
         self._jobs: deque[RequestReceived] = deque()
         #: Set when the stream ended or reading failed (`failure`).
@@ -216,7 +213,7 @@ class _Reader:
                 jobs.extend(driver.feed_inline(items.popleft()))
             else:
                 try:
-                    got = await self._receive()
+                    items.extend(await self._receive())
                 except anyio.EndOfStream:
                     self.ended.set()
                     return
@@ -224,10 +221,6 @@ class _Reader:
                     self.failure = exc
                     self.ended.set()
                     return
-                if self._batches:
-                    items.extend(got)
-                else:
-                    items.append(got)
 
 
 async def pump(
@@ -278,6 +271,9 @@ async def pump(
             outbox.owed = True
             outbox.wake()
 
+    async def receive_one() -> list[Any]:
+        return [await stream.receive()]
+
     async def write() -> None:
         items = outbox.items
         try:
@@ -308,10 +304,8 @@ async def pump(
         tg.start_soon(write)
         task_status.started()
         try:
-            if batch_stream is not None:
-                reader = _Reader(driver, batch_stream.receive_batch, tg, batches=True)
-            else:
-                reader = _Reader(driver, stream.receive, tg, batches=False)
+            receive = receive_one if batch_stream is None else batch_stream.receive_batch
+            reader = _Reader(driver, receive, tg)
             reader.start()
             await reader.ended.wait()
             if reader.failure is not None:
