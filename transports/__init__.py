@@ -8,7 +8,7 @@ that also speaks the deprecated HTTP+SSE transport).
 """
 
 from .client import Client, Connector, Subscription
-from .driver import ConnectionClosed, Driver, pump
+from .driver import ConnectionClosed, Driver
 from .http.asgi import AsgiApp, asgi_app
 from .http.client import (
     HttpClientTimeouts,
@@ -19,6 +19,7 @@ from .http.client import (
 )
 from .http.server import HttpServer, HttpTimeouts, run_http, serve_http
 from .memory import connect_in_memory, couple, pipe
+from .pump import pump
 from .server_connection import ServerConnection, serve_stream
 from .stdio import connect_stdio, run_stdio, serve_stdio, stdio_connector
 

@@ -31,7 +31,8 @@ from mcp_core import REVISIONS, Limits, Server
 from mcp_core.wire import DEFAULT_LIMITS, Message, RequestId
 
 from .client import Client, Connector
-from .driver import Driver, encode_for_peer
+from .driver import Driver, Sink
+from .pump import encode_for_peer
 from .server_connection import ServerConnection
 
 __all__ = ["connect_in_memory", "couple", "pipe"]
@@ -39,29 +40,17 @@ __all__ = ["connect_in_memory", "couple", "pipe"]
 
 def couple(a: Driver, b: Driver, *, objects: bool = False) -> None:
     """Wire two drivers to each other: what one sends, the other receives at once."""
+    a.attach(_feeding(b, objects))
+    b.attach(_feeding(a, objects))
 
-    if objects:
 
-        def to_b(messages: list[Message], related: RequestId | None) -> None:
-            for message in messages:
-                b.feed(message)
+def _feeding(peer: Driver, objects: bool) -> Sink:
+    # A sink that feeds ``peer`` each message, as it is or as its JSON.
+    def feed(messages: list[Message], related: RequestId | None) -> None:
+        for message in messages:
+            peer.feed(message if objects else encode_for_peer(message))
 
-        def to_a(messages: list[Message], related: RequestId | None) -> None:
-            for message in messages:
-                a.feed(message)
-
-    else:
-
-        def to_b(messages: list[Message], related: RequestId | None) -> None:
-            for message in messages:
-                b.feed(encode_for_peer(message))
-
-        def to_a(messages: list[Message], related: RequestId | None) -> None:
-            for message in messages:
-                a.feed(encode_for_peer(message))
-
-    a.attach(to_b)
-    b.attach(to_a)
+    return feed
 
 
 def pipe(

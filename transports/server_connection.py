@@ -25,7 +25,8 @@ from mcp_core import REVISIONS, Context, Limits, Server, ServerSession
 from mcp_core.session import Event, ProtocolViolation, RequestReceived
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
-from .driver import DEFAULT_MAX_CONCURRENCY, Driver, pump
+from .driver import DEFAULT_MAX_CONCURRENCY, Driver
+from .pump import pump
 
 __all__ = ["ServerConnection", "serve_stream"]
 

@@ -27,7 +27,8 @@ from mcp_core import REVISIONS, Limits, Server
 from mcp_core.wire import DEFAULT_LIMITS, DEFAULT_MAX_LINE_BYTES
 
 from .client import Client, Connector
-from .driver import DEFAULT_MAX_CONCURRENCY, Driver, pump
+from .driver import DEFAULT_MAX_CONCURRENCY, Driver
+from .pump import pump
 from .server_connection import serve_stream
 from .stdio_streams import (
     DEFAULT_SHUTDOWN_TIMEOUT,

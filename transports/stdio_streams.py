@@ -331,21 +331,7 @@ class StdioStream(ObjectStream[bytes | LineTooLong]):
         If cancelled, no message is lost: a partial line stays buffered for the next call.
         """
         with self._receive_guard:
-            await anyio.lowlevel.checkpoint()
-            pending = self._pending
-            while True:
-                if self._closed:
-                    raise anyio.ClosedResourceError
-                if pending:
-                    return pending.popleft()
-                if self._eof:
-                    raise anyio.EndOfStream
-                chunk = await self._in.read()
-                if chunk:
-                    pending.extend(self._framer.feed(chunk))
-                else:
-                    self._eof = True
-                    pending.extend(self._framer.close())
+            return (await self._filled()).popleft()
 
     async def receive_batch(self) -> list[bytes | LineTooLong]:
         """Return every message already read, waiting for at least one.
@@ -355,23 +341,28 @@ class StdioStream(ObjectStream[bytes | LineTooLong]):
         Raises what `receive` raises.
         """
         with self._receive_guard:
-            await anyio.lowlevel.checkpoint()
-            pending = self._pending
-            while True:
-                if self._closed:
-                    raise anyio.ClosedResourceError
-                if pending:
-                    batch = list(pending)
-                    pending.clear()
-                    return batch
-                if self._eof:
-                    raise anyio.EndOfStream
-                chunk = await self._in.read()
-                if chunk:
-                    pending.extend(self._framer.feed(chunk))
-                else:
-                    self._eof = True
-                    pending.extend(self._framer.close())
+            pending = await self._filled()
+            batch = list(pending)
+            pending.clear()
+            return batch
+
+    async def _filled(self) -> deque[bytes | LineTooLong]:
+        # The messages read and not yet returned, at least one: reads until then.
+        await anyio.lowlevel.checkpoint()
+        pending = self._pending
+        while True:
+            if self._closed:
+                raise anyio.ClosedResourceError
+            if pending:
+                return pending
+            if self._eof:
+                raise anyio.EndOfStream
+            chunk = await self._in.read()
+            if chunk:
+                pending.extend(self._framer.feed(chunk))
+            else:
+                self._eof = True
+                pending.extend(self._framer.close())
 
     async def send_batch(self, items: Sequence[bytes]) -> None:
         """Write several messages, each with its newline, in as few writes as the pipe
@@ -379,12 +370,7 @@ class StdioStream(ObjectStream[bytes | LineTooLong]):
         data = b"".join([frame_line(item) for item in items])
         with self._send_guard:
             await anyio.lowlevel.checkpoint()
-            out = self._out
-            if out.closed:
-                raise anyio.ClosedResourceError
-            if out.torn:
-                raise anyio.BrokenResourceError("an earlier send stopped in mid-message")
-            await out.write_all(data)
+            await self._writable().write_all(data)
 
     def send_batch_nowait(self, items: Sequence[bytes]) -> bool:
         """Write several messages, each with its newline, without waiting.
@@ -404,12 +390,7 @@ class StdioStream(ObjectStream[bytes | LineTooLong]):
         """
         data = b"".join([frame_line(item) for item in items])
         with self._send_guard:
-            out = self._out
-            if out.closed:
-                raise anyio.ClosedResourceError
-            if out.torn:
-                raise anyio.BrokenResourceError("an earlier send stopped in mid-message")
-            return out.write_nowait(data)
+            return self._writable().write_nowait(data)
 
     async def send(self, item: bytes | LineTooLong) -> None:
         """Write one message and its newline.
@@ -434,12 +415,16 @@ class StdioStream(ObjectStream[bytes | LineTooLong]):
         data = frame_line(item)
         with self._send_guard:
             await anyio.lowlevel.checkpoint()
-            out = self._out
-            if out.closed:
-                raise anyio.ClosedResourceError
-            if out.torn:
-                raise anyio.BrokenResourceError("an earlier send stopped in mid-message")
-            await out.write_all(data)
+            await self._writable().write_all(data)
+
+    def _writable(self) -> _Pipe:
+        # The write side, if a send may start on it.
+        out = self._out
+        if out.closed:
+            raise anyio.ClosedResourceError
+        if out.torn:
+            raise anyio.BrokenResourceError("an earlier send stopped in mid-message")
+        return out
 
     async def send_eof(self) -> None:
         """Close the write side, so the peer reads end of input; receiving goes on.
