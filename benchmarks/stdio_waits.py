@@ -4,7 +4,7 @@
 server in a child process, that tool (``echo``) beside one that waits once
 before answering (``waits``: one ``anyio.lowlevel.checkpoint()``), one call at a
 time and 16 in flight, N calls each (best of three): a handler that waits is
-where the server's reading passes from task to task (`transports.driver._Reader`).
+where the server's reading passes from task to task (`transports.pump._Reader`).
 The server is this module run with ``--serve``.
 """
 

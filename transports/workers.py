@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
@@ -36,7 +37,7 @@ from msgspec import UNSET
 
 from mcp_core import LocalProtocolError, McpError
 from mcp_core.session import RequestReceived
-from mcp_core.wire import INTERNAL_ERROR, RequestId
+from mcp_core.wire import RequestId
 
 if TYPE_CHECKING:
     from .driver import Driver
@@ -47,6 +48,8 @@ MAX_IDLE_WORKERS: Final = 256
 """Handler tasks kept waiting for work per connection; more exit when done."""
 
 _T = TypeVar("_T")
+
+log = logging.getLogger("mcp_core")
 
 
 class Worker(Generic[_T]):
@@ -160,7 +163,7 @@ class Workers:
             self._tg.start_soon(self._work, event)
 
     def cancel(self, request_id: RequestId) -> None:
-        """notifications/cancelled for a request being served, or about to be."""
+        """The peer cancelled a request being served, or about to be."""
         if request_id not in self.serving:
             return
         scope = self.serving[request_id]
@@ -219,8 +222,10 @@ class Workers:
             data = UNSET if exc.data is None else exc.data
             self._answer(request_id, session.send_error, request_id, exc.code, exc.message, data)
         except Exception as exc:
-            message = f"Internal error: {exc or type(exc).__name__}"
-            self._answer(request_id, session.send_error, request_id, INTERNAL_ERROR, message)
+            # The application layer logs and converts what handlers raise; what
+            # reaches here is a failure of the dispatch itself.
+            log.error("serving request %r failed", request_id, exc_info=exc)
+            self._answer(request_id, session.fail_request, request_id, exc)
         else:
             self._answer(request_id, session.send_response, request_id, result)
         finally:
