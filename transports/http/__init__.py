@@ -1,6 +1,7 @@
 """MCP over HTTP on anyio: the h11 server, the ASGI app and the h11 client.
 
-- `server`: `serve_http` / `run_http`, an h11 server;
+- `server`: `serve_http` / `run_http`, an h11 server (accepting, limits, binding);
+- `connection`: one client connection of that server, read with h11;
 - `asgi`: `asgi_app`, the same service as an ASGI 3 application;
 - `service`: what both do besides reading and writing HTTP (sessions, streams, handlers);
 - `streams`: which HTTP answer each outgoing message goes on;

@@ -32,23 +32,22 @@ import errno
 import logging
 import math
 import resource
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Final
 
 import anyio
-import h11
 from anyio.abc import SocketAttribute, SocketListener, SocketStream, TaskGroup, TaskStatus
 
 from mcp_core import REVISIONS, Limits, Server
 from mcp_core.http import EventStore
-from mcp_core.http.decisions import Headers, HttpRequest, Reply
+from mcp_core.http.decisions import Reply
 from mcp_core.http.headers import LOOPBACK_HOSTS, is_loopback
 from mcp_core.http.server import HttpServerConfig
 from mcp_core.wire import DEFAULT_LIMITS
 
 from ..driver import DEFAULT_MAX_CONCURRENCY
-from .head_lines import lines_of, with_lines
+from .connection import HttpConnection
 from .service import DEFAULT_TIMEOUTS, Authenticate, HttpService, HttpTimeouts, PeerGone
 
 __all__ = [
@@ -61,14 +60,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("mcp_core.http")
-
-_READ_BYTES: Final = 65536
-_REQUEST_LINE_BYTES: Final = 8 * 1024
-"""Room for the request line besides the header fields (whose size and number the
-endpoint checks, `max_header_bytes` and `max_headers`); h11 stops buffering a head
-larger than both together, with 431."""
-_LINGER_SECONDS: Final = 1.0
-"""How long a refused upload is drained before its connection is closed."""
 
 _OUT_OF_DESCRIPTORS: Final = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 """accept() errors that say the process (or the system) has no room for another
@@ -140,8 +131,8 @@ class HttpServer:
         self.timeouts = timeouts
         self.max_connections = max_connections or default_max_connections()
         #: Open connections, and those waiting for a request, each oldest first.
-        self.connections: dict[_HttpConnection, None] = {}
-        self.idle: dict[_HttpConnection, None] = {}
+        self.connections: dict[HttpConnection, None] = {}
+        self.idle: dict[HttpConnection, None] = {}
         self._tg: TaskGroup | None = None
 
     async def serve(
@@ -213,14 +204,14 @@ class HttpServer:
     async def _refuse_socket(self, sock: SocketStream) -> None:
         assert self._tg is not None
         async with sock:
-            connection = _HttpConnection(self, sock, self._tg)
+            connection = HttpConnection(self, sock, self._tg)
             with contextlib.suppress(PeerGone, anyio.BrokenResourceError, OSError):
                 await connection.reply(Reply(503, (("retry-after", "1"),), close=True))
 
     async def _serve_socket(self, sock: SocketStream) -> None:
         assert self._tg is not None
         async with sock:
-            connection = _HttpConnection(self, sock, self._tg)
+            connection = HttpConnection(self, sock, self._tg)
             self.connections[connection] = None
             try:
                 await connection.run()
@@ -231,333 +222,6 @@ class HttpServer:
             finally:
                 del self.connections[connection]
                 self.idle.pop(connection, None)
-
-
-class _Signal:
-    """Wakes one waiting task; a wake-up that comes first costs no event."""
-
-    __slots__ = ("_event", "_pending")
-
-    def __init__(self) -> None:
-        self._event: anyio.Event | None = None
-        self._pending = False
-
-    def clear(self) -> None:
-        """Forget a wake-up nobody waited for."""
-        self._pending = False
-
-    def set(self) -> None:
-        if self._event is not None:
-            self._event.set()
-        else:
-            self._pending = True
-
-    async def wait(self) -> None:
-        if self._pending:
-            self._pending = False
-            return
-        self._event = event = anyio.Event()
-        try:
-            await event.wait()
-        finally:
-            self._event = None
-
-
-class _HttpConnection:
-    """One client socket: requests read with h11, one at a time; it is the
-    service's `Responder` for the request being answered.
-
-    Reading. The connection's task reads requests itself until an answer first
-    waits (`watch`); from then on a reader task of the connection does every read,
-    always one in progress: while an answer is written it watches for the client
-    hanging up (which cancels the answer: `watched`), and what it reads between
-    answers is the next request, which the connection's task waits for
-    (`_receive`). So a connection starts at most one task, however many requests
-    it carries, and an answer costs one cancel scope. What a client sends ahead
-    (pipelined requests) waits in h11's buffer, a read's worth at most before the
-    reader waits for the connection's task to take it.
-    """
-
-    def __init__(self, owner: HttpServer, sock: SocketStream, task_group: TaskGroup) -> None:
-        self.owner = owner
-        self.sock = sock
-        head_limit = owner.endpoint.config.max_header_bytes + _REQUEST_LINE_BYTES
-        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=head_limit)
-        self.timeouts = owner.timeouts
-        self._tg = task_group
-        #: The client hung up while an answer was being written.
-        self.hung_up = False
-        #: The client's side has ended (h11 has been told).
-        self.eof = False
-        self._reader = False
-        self._closing = False
-        self._draining = False
-        self._want = _Signal()  # the reader may read once more
-        self._got = _Signal()  # the reader gave h11 something (data, or the end)
-        self._watch: anyio.CancelScope | None = None
-        self._deadline: anyio.CancelScope | None = None
-
-    # --- reading ---------------------------------------------------------------------------
-
-    async def _receive(self) -> None:
-        if self._reader:
-            if not self.eof:
-                # h11 has everything the reader got so far: a wake-up left from
-                # then is stale.
-                self._got.clear()
-                self._want.set()
-                await self._got.wait()
-            return
-        try:
-            data = await self.sock.receive(_READ_BYTES)
-        except (anyio.EndOfStream, anyio.BrokenResourceError):
-            data = b""
-        if not data:
-            self.eof = True
-        self.h11.receive_data(data)
-
-    async def _read(self) -> None:
-        # The reader task: from the first answer that waits to the end of the connection.
-        # It reads again at once unless h11 holds a read's worth that nobody has
-        # taken yet (pipelined requests); then it waits until asked.
-        while True:
-            if len(self.h11.trailing_data[0]) >= _READ_BYTES:
-                await self._want.wait()
-            if self._closing:
-                return
-            self._want.clear()
-            try:
-                data = await self.sock.receive(_READ_BYTES)
-            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                data = b""
-            if self._closing:
-                return
-            if not self._draining:
-                self.h11.receive_data(data)
-            if not data:
-                self.eof = True
-                watch = self._watch
-                if watch is not None:
-                    self.hung_up = True
-                    watch.cancel()
-                self._got.set()
-                return
-            self._got.set()
-
-    async def _receive_within(self, deadline: float) -> None:
-        # A read bounded by the connection's deadline, which ends the connection
-        # when it passes: one scope for the connection's life, whose deadline is
-        # set only while it waits for a request.
-        scope = self._deadline
-        assert scope is not None
-        scope.deadline = deadline
-        try:
-            await self._receive()
-        finally:
-            scope.deadline = math.inf
-
-    async def _read_head(self) -> h11.Request | None:
-        # Timeouts apply only to waits: a request whose head (and body) came in
-        # one read sets no deadline.
-        event = self.h11.next_event()
-        if event is h11.NEED_DATA:
-            # Idle between requests: wait keep_alive for the first byte, then
-            # head for the rest of the head (a slowloris client is cut off).
-            # Meanwhile the server may close this connection for a new one.
-            idle = self.owner.idle
-            idle[self] = None
-            try:
-                await self._receive_within(anyio.current_time() + self.timeouts.keep_alive)
-            finally:
-                idle.pop(self, None)
-            event = self.h11.next_event()
-            if event is h11.NEED_DATA:
-                deadline = anyio.current_time() + self.timeouts.head
-                while event is h11.NEED_DATA:
-                    await self._receive_within(deadline)
-                    event = self.h11.next_event()
-        return event if isinstance(event, h11.Request) else None  # else ConnectionClosed
-
-    async def _read_body(self, limit: int) -> bytes | None:
-        """The whole body, or None if it grows past ``limit`` (the connection
-        ends if it takes longer than the ``body`` timeout)."""
-        chunks: list[bytes] = []
-        size = 0
-        deadline: float | None = None
-        while True:
-            event = self.h11.next_event()
-            if event is h11.NEED_DATA:
-                if deadline is None:
-                    deadline = anyio.current_time() + self.timeouts.body
-                await self._receive_within(deadline)
-            elif isinstance(event, h11.Data):
-                size += len(event.data)
-                if size > limit:
-                    return None
-                chunks.append(bytes(event.data))
-            elif isinstance(event, h11.EndOfMessage):
-                return b"".join(chunks)
-            else:
-                raise PeerGone
-
-    def close_idle(self) -> None:
-        """End this connection, which waits for a request (the server needs room)."""
-        self.owner.idle.pop(self, None)
-        if self._deadline is not None:
-            self._deadline.cancel()
-
-    async def run(self) -> None:
-        try:
-            with anyio.CancelScope() as self._deadline:
-                await self._serve()
-        finally:
-            # The reader, if any, ends: now if it waits for a turn, or when the
-            # socket closes under its read.
-            self._closing = True
-            self._want.set()
-
-    async def _serve(self) -> None:
-        endpoint = self.owner.endpoint
-        service = self.owner.service
-        while True:
-            try:
-                request = await self._read_head()
-            except h11.RemoteProtocolError as exc:
-                await self._fail(exc.error_status_hint)
-                return
-            if request is None:
-                return
-            if _framed_twice(request):
-                # RFC 9112 section 6.3: a request with both Transfer-Encoding and
-                # Content-Length is a smuggling attempt as often as a mistake; the
-                # server MUST close the connection after responding.
-                await self._fail(400)
-                await self._linger()
-                return
-            head = HttpRequest.from_pairs(request.method, request.target, request.headers)
-            admitted = await service.admit(head)
-            if isinstance(admitted, Reply) and admitted.close:
-                await self.reply(admitted)
-                await self._linger()
-                return
-            try:
-                body = await self._read_body(endpoint.config.max_body_bytes)
-            except h11.RemoteProtocolError as exc:
-                await self._fail(exc.error_status_hint)
-                return
-            if body is None:
-                await self.reply(endpoint.too_large())
-                await self._linger()
-                return
-            if isinstance(admitted, Reply):
-                await self.reply(admitted)
-            else:
-                await service.handle(self, head, body, admitted.principal, checked=True)
-            if self.h11.our_state is not h11.DONE or self.h11.their_state is not h11.DONE:
-                return
-            self.h11.start_next_cycle()
-
-    async def _linger(self) -> None:
-        # Refused before its body was read: stop sending, and read (and drop) what
-        # the client is still sending for a moment, so that closing with unread
-        # data does not reset the connection before the client reads our answer.
-        with contextlib.suppress(Exception), anyio.move_on_after(_LINGER_SECONDS):
-            await self.sock.send_eof()
-            if self._reader:
-                self._draining = True
-                while not self.eof:
-                    self._want.set()
-                    await self._got.wait()
-            else:
-                while await self.sock.receive(_READ_BYTES):
-                    pass
-
-    # --- writing (the Responder) -------------------------------------------------------------
-
-    async def _send(self, data: bytes) -> None:
-        try:
-            with anyio.fail_after(self.timeouts.write):
-                await self.sock.send(data)
-        except (TimeoutError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            raise PeerGone from None
-
-    def _head(self, status: int, headers: Iterable[tuple[str, str]]) -> bytes:
-        own, lines = lines_of(headers)
-        response = h11.Response(status_code=status, headers=own)
-        return with_lines(self.h11.send(response) or b"", lines)
-
-    async def reply(self, reply: Reply) -> None:
-        own = [("content-length", str(len(reply.body)))]
-        if reply.close:
-            own.append(("connection", "close"))
-        data = self._head(reply.status, (*reply.headers, *own))
-        if reply.body:
-            data += self.h11.send(h11.Data(data=reply.body)) or b""
-        await self._send(data + (self.h11.send(_END) or b""))
-
-    async def start(
-        self, status: int, headers: Headers, data: bytes = b"", end: bool = False
-    ) -> None:
-        out = self._head(status, headers)
-        if data:
-            out += self.h11.send(h11.Data(data=data)) or b""
-        if end:
-            out += self.h11.send(_END) or b""
-        await self._send(out)
-
-    async def send(self, data: bytes) -> None:
-        await self._send(self.h11.send(h11.Data(data=data)) or b"")
-
-    async def end(self, data: bytes = b"") -> None:
-        out = (self.h11.send(h11.Data(data=data)) or b"") if data else b""
-        await self._send(out + (self.h11.send(_END) or b""))
-
-    async def _fail(self, status: int) -> None:
-        if self.h11.our_state in (h11.IDLE, h11.SEND_RESPONSE):
-            with contextlib.suppress(PeerGone, h11.LocalProtocolError):
-                await self.reply(Reply(status, close=True))
-
-    def watch(self) -> bool:
-        # From now on the reader watches the socket (it starts once, and reads
-        # for the connection from then on).
-        if not self._reader:
-            self._reader = True
-            self._tg.start_soon(self._read)
-        return True
-
-    def gone(self) -> None:
-        watch = self._watch
-        if watch is not None:
-            self.hung_up = True
-            watch.cancel()
-
-    async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
-        # Run ``write``; raise PeerGone if the client hung up (once watched, the
-        # reader cancels ``write``) or stopped taking what we wrote. The request
-        # has been read whole: what the reader gets now is either the next
-        # pipelined request (kept for later) or the end.
-        if self.eof:
-            self.hung_up = True
-            raise PeerGone
-        self.hung_up = False
-        with anyio.CancelScope() as scope:
-            self._watch = scope
-            try:
-                await write()
-            except PeerGone:
-                self.hung_up = True
-            finally:
-                self._watch = None
-        if self.hung_up:
-            raise PeerGone
-
-
-_END: Final = h11.EndOfMessage()
-
-
-def _framed_twice(request: h11.Request) -> bool:
-    names = {name for name, _ in request.headers}
-    return b"content-length" in names and b"transfer-encoding" in names
 
 
 class UnsafeBindError(ValueError):
