@@ -47,7 +47,8 @@ import anyio
 
 from mcp_core.types import LEGACY_REVISIONS
 from transports.stdio import connect_stdio
-from transports.stdio_streams import StdioStream, open_stdio_process
+from transports.stdio_process import open_stdio_process
+from transports.stdio_streams import StdioStream
 
 from .bursts import Call, burst, children, latency_burst, process_cpu
 from .echo_servers import echo_call

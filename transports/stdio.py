@@ -30,12 +30,8 @@ from .client import Client, Connector
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
 from .pump import pump
 from .server_connection import serve_stream
-from .stdio_streams import (
-    DEFAULT_SHUTDOWN_TIMEOUT,
-    StdioProcess,
-    open_stdio_process,
-    stdio_server_stream,
-)
+from .stdio_process import DEFAULT_SHUTDOWN_TIMEOUT, StdioProcess, open_stdio_process
+from .stdio_streams import stdio_server_stream
 
 __all__ = ["connect_stdio", "run_stdio", "serve_stdio", "stdio_connector"]
 
@@ -80,7 +76,7 @@ def stdio_connector(
 ) -> Connector:
     """A connector for `Client` that spawns ``argv`` and speaks MCP on its stdio.
 
-    See `transports.stdio_streams.open_stdio_process` for ``env`` (laid over a short safe
+    See `transports.stdio_process.open_stdio_process` for ``env`` (laid over a short safe
     list of our variables), ``stderr`` and the shutdown on exit.
     """
 

@@ -21,12 +21,8 @@ import anyio.to_thread
 import pytest
 
 from mcp_core.wire import LineTooLong
-from transports.stdio_streams import (
-    INHERITED_ENV_VARS,
-    StdioProcess,
-    StdioStream,
-    open_stdio_process,
-)
+from transports.stdio_process import INHERITED_ENV_VARS, StdioProcess, open_stdio_process
+from transports.stdio_streams import StdioStream
 
 pytestmark = pytest.mark.anyio
 
