@@ -44,6 +44,7 @@ from mcp_core.wire import Message, RequestId
 
 from ..client import Client, Connector
 from ..driver import ConnectionClosed, Driver, encode_for_peer
+from ..workers import Worker
 from .pool import (
     DEFAULT_TIMEOUTS,
     FAILURES,
@@ -112,33 +113,6 @@ _MAX_IDLE_RUNNERS: Final = 64
 """Exchange tasks kept waiting for work per client; more exit when done."""
 
 
-class _Runner:
-    """An idle exchange task, waiting for its next exchange."""
-
-    __slots__ = ("_job", "_wake")
-
-    def __init__(self) -> None:
-        self._wake = anyio.Event()
-        self._job: _Job | None = None
-
-    async def park(self, idle: list[_Runner]) -> _Job | None:
-        self._wake = anyio.Event()
-        idle.append(self)
-        try:
-            await self._wake.wait()
-        except BaseException:
-            if self in idle:
-                idle.remove(self)
-            raise
-        job, self._job = self._job, None
-        return job
-
-    def start(self, job: _Job | None) -> None:
-        """Hand the runner an exchange and its cancel scope, or None to make it exit."""
-        self._job = job
-        self._wake.set()
-
-
 _Job = tuple[SendHttp, anyio.CancelScope]
 
 
@@ -163,7 +137,7 @@ class _Carrier:
         self.driver = driver
         self._tg = task_group
         self._scopes: dict[int, anyio.CancelScope] = {}
-        self._idle: list[_Runner] = []
+        self._idle: list[Worker[_Job]] = []
         self._closed = False
         self._carried: list[_Job] | None = None
         driver.carry = self.carry
@@ -225,13 +199,13 @@ class _Carrier:
         return self._run(send, scope, carried=True)
 
     async def _runner(self, job: _Job | None) -> None:
-        runner: _Runner | None = None
+        runner: Worker[_Job] | None = None
         while job is not None:
             await self._run(*job)
             if self._closed or len(self._idle) >= _MAX_IDLE_RUNNERS:
                 return
             if runner is None:
-                runner = _Runner()
+                runner = Worker()
             job = await runner.park(self._idle)
 
     # --- the read loop ---------------------------------------------------------------------
