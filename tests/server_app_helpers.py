@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -54,6 +55,7 @@ class FakePeer:
         self.progress: list[tuple[float, float | None, str | None]] = []
         self.logs: list[tuple[str, Any, str | None]] = []
         self.requests: list[tuple[str, Any]] = []
+        self.threaded = 0
 
     async def send_progress(
         self, progress: float, total: float | None, message: str | None
@@ -66,6 +68,10 @@ class FakePeer:
     async def request(self, method: str, params: Any) -> Any:
         self.requests.append((method, params))
         return self.answers[method]
+
+    async def run_sync(self, fn: Callable[[], Any]) -> Any:
+        self.threaded += 1
+        return fn()
 
 
 async def dispatch(

@@ -15,8 +15,10 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import ObjectStream, TaskGroup
@@ -31,6 +33,8 @@ from .pump import pump
 __all__ = ["ServerConnection", "serve_stream"]
 
 log = logging.getLogger("mcp_core.server")
+
+_T = TypeVar("_T")
 
 
 class _RequestPeer:
@@ -60,6 +64,11 @@ class _RequestPeer:
 
     async def request(self, method: str, params: Any) -> Any:
         return await self.driver.request(method, params, related=self.request_id)
+
+    async def run_sync(self, fn: Callable[[], _T]) -> _T:
+        # anyio's worker threads, bounded by its default limiter (40). A cancelled
+        # request stops waiting; its thread finishes on its own, its result dropped.
+        return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
 
 
 class ServerConnection:
@@ -95,6 +104,8 @@ class ServerConnection:
             handle_event=self._on_event,
             max_concurrency=max_concurrency,
         )
+        # Registry changes may come from a handler in a worker thread.
+        self._thread = threading.get_ident()
         self._unwatch = server.watch(self._publish)
 
     async def _handle(self, event: RequestReceived) -> Any:
@@ -111,6 +122,11 @@ class ServerConnection:
             log.debug("client broke the protocol: %s (%s)", event.message, event.code)
 
     def _publish(self, method: str, params: Any) -> None:
+        if threading.get_ident() != self._thread:
+            # A plain-function handler (run in anyio's worker threads) changed the
+            # registry: publish from the event loop's thread, as everything else.
+            anyio.from_thread.run_sync(self._publish, method, params)
+            return
         if self.driver.closed:
             self._unwatch()
             return

@@ -102,7 +102,11 @@ class _State(msgspec.Struct, frozen=True):
 
 
 async def _invoke(info: FunctionInfo, values: dict[str, Any], ctx: Context) -> Any:
-    result = info.call(values, ctx)
+    if info.threaded:
+        # A plain function may block: the runtime runs it in a worker thread.
+        result = await ctx.run_sync(partial(info.call, values, ctx))
+    else:
+        result = info.call(values, ctx)
     if inspect.isawaitable(result):
         result = await result
     return result
@@ -150,9 +154,9 @@ class Server(Registry):
         middleware: functions around every request, outermost first; see
             `Middleware` and `Server.use`.
 
-    Handlers may be plain functions or ``async def``. Plain functions run inside
-    the dispatch coroutine and block the event loop while they run; keep them short
-    or make them async.
+    Handlers may be plain functions or ``async def``. Plain functions run in a
+    worker thread of the runtime (a bounded pool), so one that blocks stalls no
+    other request; ``threaded=False`` at registration runs a quick one inline.
     """
 
     def __init__(

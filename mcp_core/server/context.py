@@ -26,7 +26,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, Literal, Protocol, TypeVar
 
 import msgspec
@@ -142,6 +142,11 @@ class Peer(Protocol):
         """
         ...
 
+    async def run_sync(self, fn: Callable[[], _A]) -> _A:
+        """Run a plain function off the event loop (a worker thread), return its
+        result or raise its exception."""
+        ...
+
 
 class Context:
     """The request a handler is serving, and what it can do about it.
@@ -203,6 +208,17 @@ class Context:
         return self.request.revision not in LEGACY_REVISIONS
 
     # --- progress and logging -----------------------------------------------------------
+
+    async def run_sync(self, fn: Callable[[], _A]) -> _A:
+        """Run a plain function in one of the runtime's worker threads (a bounded
+        pool) and return its result: blocking work (a file, a database driver)
+        that would otherwise stall every request of the process. Plain-function
+        handlers already run this way unless registered with ``threaded=False``.
+
+        Raises:
+            Whatever ``fn`` raises.
+        """
+        return await self.peer.run_sync(fn)
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None

@@ -138,6 +138,7 @@ class Registry:
         structured: bool | None = None,
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
+        threaded: bool | None = None,
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
@@ -164,6 +165,7 @@ class Registry:
         structured: bool | None = None,
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
+        threaded: bool | None = None,
     ) -> Tool:
         """Register a tool.
 
@@ -179,6 +181,9 @@ class Registry:
                 ``_schema.output_schema``); True requires structured output; False
                 never produces it.
             icons, meta: as in the Tool definition.
+            threaded: run the function in a worker thread (see `FunctionInfo`);
+                by default plain functions do and ``async def`` ones do not.
+                False for a plain function known to be quick.
 
         Returns:
             The Tool definition, as listed.
@@ -188,7 +193,7 @@ class Registry:
                 ``output_schema``.
             TypeError: the signature or return type cannot be described.
         """
-        info = inspect_function(fn)
+        info = inspect_function(fn, threaded=threaded)
         tool_name = name or info.name
         if tool_name in self._tools:
             raise ValueError(f"a tool named {tool_name!r} is already registered")
@@ -255,6 +260,7 @@ class Registry:
         annotations: Annotations | None = None,
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
+        threaded: bool | None = None,
     ) -> Callable[[F], F]:
         """Register a function as a resource, or as a resource template when ``uri``
         has RFC 6570 expressions (``"users://{id}/profile"``). See `add_resource`."""
@@ -270,6 +276,7 @@ class Registry:
                 annotations=annotations,
                 icons=icons,
                 meta=meta,
+                threaded=threaded,
             )
             return function
 
@@ -287,6 +294,7 @@ class Registry:
         annotations: Annotations | None = None,
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
+        threaded: bool | None = None,
     ) -> Resource | ResourceTemplate:
         """Register a resource or resource template.
 
@@ -299,11 +307,13 @@ class Registry:
         str is text, bytes a blob, other values JSON. Raise ResourceNotFoundError
         when the URI names nothing.
 
+        ``threaded`` is as in `add_tool`.
+
         Raises:
             ValueError: the URI is taken, or the template is malformed.
             TypeError: the parameters do not match the template variables.
         """
-        info = inspect_function(fn)
+        info = inspect_function(fn, threaded=threaded)
         common: dict[str, Any] = {
             "name": name or info.name,
             "title": opt(title),
@@ -388,6 +398,7 @@ class Registry:
         description: str | None = None,
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
+        threaded: bool | None = None,
     ) -> Callable[[F], F]: ...
 
     def prompt(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
@@ -411,6 +422,7 @@ class Registry:
         description: str | None = None,
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
+        threaded: bool | None = None,
     ) -> Prompt:
         """Register a prompt. Its parameters are the prompt's arguments.
 
@@ -418,11 +430,13 @@ class Registry:
         function returns a str, a PromptMessage, a content block, a list of those,
         or a GetPromptResult (see ``_server_results.prompt_result``).
 
+        ``threaded`` is as in `add_tool`.
+
         Raises:
             ValueError: the name is taken.
             TypeError: the signature cannot be described.
         """
-        info = inspect_function(fn)
+        info = inspect_function(fn, threaded=threaded)
         prompt_name = name or info.name
         if prompt_name in self._prompts:
             raise ValueError(f"a prompt named {prompt_name!r} is already registered")

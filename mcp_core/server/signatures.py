@@ -72,6 +72,9 @@ class FunctionInfo:
         args_type: the Struct type that converts a JSON arguments object.
         input_schema: the JSON Schema of the arguments object.
         return_annotation: the return annotation, or ``inspect.Signature.empty``.
+        threaded: whether the runtime runs the handler in a worker thread: a
+            plain function may block (``time.sleep``, a database driver, a
+            file), which would stall every session of the process.
     """
 
     __slots__ = (
@@ -87,6 +90,7 @@ class FunctionInfo:
         "positional",
         "required",
         "return_annotation",
+        "threaded",
     )
 
     def __init__(
@@ -100,8 +104,10 @@ class FunctionInfo:
         context_param: str | None,
         positional: tuple[str, ...],
         return_annotation: Any,
+        threaded: bool | None = None,
     ) -> None:
         self.fn = fn
+        self.threaded = not _is_async(fn) if threaded is None else threaded
         self.name = name
         self.description = description
         self.parameters = parameters
@@ -148,8 +154,16 @@ class FunctionInfo:
         return self.fn(*args, **kwargs)
 
 
-def inspect_function(fn: Callable[..., Any]) -> FunctionInfo:
+def _is_async(fn: Callable[..., Any]) -> bool:
+    call = getattr(fn, "__call__", None)  # noqa: B004 - an object's async __call__
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
+
+
+def inspect_function(fn: Callable[..., Any], *, threaded: bool | None = None) -> FunctionInfo:
     """Read a handler's signature, type hints and docstring.
+
+    ``threaded`` overrides whether the handler runs in a worker thread (by default,
+    when it is a plain function).
 
     Raises:
         TypeError: ``fn`` takes ``*args`` or ``**kwargs``, an annotation cannot be
@@ -187,6 +201,7 @@ def inspect_function(fn: Callable[..., Any]) -> FunctionInfo:
             context_param=context_param,
             positional=tuple(positional),
             return_annotation=signature.return_annotation,
+            threaded=threaded,
         )
     except TypeError as exc:
         raise TypeError(f"{name!r}: unsupported parameter type: {exc}") from None
