@@ -74,7 +74,7 @@ def pipe(
 
     @asynccontextmanager
     async def connect_driver(client: Driver) -> AsyncIterator[ServerConnection]:
-        async with anyio.create_task_group() as tg:
+        async with server.running(), anyio.create_task_group() as tg:
             connection = ServerConnection(
                 server, tg, revisions=revisions, limits=limits, principal=principal
             )

@@ -159,7 +159,7 @@ async def serve_stream(
         limits: message size and nesting limits.
         max_concurrency: requests served at once.
     """
-    async with anyio.create_task_group() as tg:
+    async with server.running(), anyio.create_task_group() as tg:
         connection = ServerConnection(
             server, tg, revisions=revisions, limits=limits, max_concurrency=max_concurrency
         )

@@ -12,6 +12,8 @@ The only layer that awaits (the user's handlers); it never awaits anything of it
 """
 
 from .app import (
+    Lifespan,
+    LifespanError,
     Middleware,
     Server,
 )
@@ -34,6 +36,8 @@ from .uri_template import (
 )
 
 __all__ = [
+    "Lifespan",
+    "LifespanError",
     "Middleware",
     "Server",
     "Context",

@@ -30,10 +30,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from typing import Any, Final, TypeAlias, TypeVar
 
@@ -65,11 +66,19 @@ from .results import (
 )
 from .signatures import FunctionInfo
 
-__all__ = ["Middleware", "Server"]
+__all__ = ["Lifespan", "LifespanError", "Middleware", "Server"]
 
 _T = TypeVar("_T")
 
 log = logging.getLogger("mcp_core")
+
+Lifespan: TypeAlias = Callable[["Server"], contextlib.AbstractAsyncContextManager[Any]]
+"""``lifespan(server)``: the resources a server holds while it serves (see `Server`)."""
+
+
+class LifespanError(RuntimeError):
+    """A server's lifespan failed to start; serving does not begin."""
+
 
 Middleware: TypeAlias = Callable[
     [RequestReceived, Context, Callable[[], Awaitable[Any]]], Awaitable[Any]
@@ -153,6 +162,10 @@ class Server(Registry):
             logger.
         middleware: functions around every request, outermost first; see
             `Middleware` and `Server.use`.
+        lifespan: ``lifespan(server)`` is an async context manager entered once
+            when serving starts (any transport: `Server.running`) and left when it
+            ends; what it yields is ``ctx.lifespan`` in every handler (a database
+            pool, a client, loaded models).
 
     Handlers may be plain functions or ``async def``. Plain functions run in a
     worker thread of the runtime (a bounded pool), so one that blocks stalls no
@@ -173,6 +186,7 @@ class Server(Registry):
         replay_guard: ReplayStore | _Default | None = _DEFAULT,
         mask_errors: bool = False,
         middleware: Sequence[Middleware] = (),
+        lifespan: Lifespan | None = None,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -186,6 +200,11 @@ class Server(Registry):
         self._configs: dict[tuple[Any, ...], ServerConfig] = {}
         self.mask_errors = mask_errors
         self.middleware: list[Middleware] = list(middleware)
+        self.lifespan = lifespan
+        #: What the lifespan yielded, while serving.
+        self.lifespan_value: Any = None
+        self._serving = 0
+        self._lifespan_exit: contextlib.AbstractAsyncContextManager[Any] | None = None
         self._routes: dict[str, Callable[[RequestReceived, Context], Awaitable[Any]]] = {
             "tools/list": self._list_tools,
             "tools/call": self._call_tool,
@@ -251,12 +270,42 @@ class Server(Registry):
                 other handlers' errors -32603.
         """
         self._started = True
+        ctx.lifespan = self.lifespan_value
         if not self.middleware:
             return await self._route(event, ctx)
         call: Callable[[], Awaitable[Any]] = partial(self._route, event, ctx)
         for layer in reversed(self.middleware):
             call = partial(self._around, layer, event, ctx, call)
         return await call()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[Any]:
+        """Serve inside this block: the lifespan (if any) is entered by the first
+        of nested blocks and left by the last, so a transport that serves many
+        connections and each connection may both use it. Yields the lifespan's
+        value.
+
+        Raises:
+            LifespanError: the lifespan failed to start (the cause is chained).
+        """
+        if self._serving == 0 and self.lifespan is not None:
+            manager = self.lifespan(self)
+            try:
+                self.lifespan_value = await manager.__aenter__()
+            except Exception as exc:
+                raise LifespanError(
+                    f"the lifespan of server {self.info.name!r} failed to start: {exc!r}"
+                ) from exc
+            self._lifespan_exit = manager
+        self._serving += 1
+        try:
+            yield self.lifespan_value
+        finally:
+            self._serving -= 1
+            if self._serving == 0 and self._lifespan_exit is not None:
+                manager, self._lifespan_exit = self._lifespan_exit, None
+                self.lifespan_value = None
+                await manager.__aexit__(None, None, None)
 
     def use(self, middleware: Middleware) -> Middleware:
         """Add ``middleware`` inside those already added; usable as a decorator.

@@ -172,6 +172,8 @@ class Context:
         self.peer = peer
         self.now = now
         self.principal = principal
+        #: What the server's lifespan yielded (see `Server`), set by the Server.
+        self.lifespan: Any = None
         # Modern replay: the answers collected so far (key -> (method, answer)), or
         # None outside a replayable request. Set by the Server (see _begin_replay).
         self._answers: dict[str, tuple[str, dict[str, Any]]] | None = None

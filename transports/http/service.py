@@ -304,7 +304,7 @@ class HttpService:
         """
         if self._tg is not None:
             raise RuntimeError("the HTTP service is running already")
-        async with anyio.create_task_group() as tg:
+        async with self.server.running(), anyio.create_task_group() as tg:
             self._tg = tg
             tg.start_soon(self._sweep)
             try:
