@@ -364,9 +364,16 @@ class HttpService:
             return refusal
         if self.authenticate is None:
             return Admitted()
-        found = self.authenticate(head)
-        if inspect.isawaitable(found):
-            found = await found
+        try:
+            found = self.authenticate(head)
+            if inspect.isawaitable(found):
+                found = await found
+        except Exception:
+            # A bug in the hook, or a backend it could not reach: the client gets a
+            # 500 (and the connection closes, its body unread), the log the cause.
+            log.exception("the authenticate hook failed on %s %s", head.method, head.target)
+            plain = (("content-type", "text/plain"),)
+            return Reply(500, plain, b"Internal Server Error", close=True)
         if isinstance(found, AuthRefusal):
             return found.reply()
         return Admitted(found)
