@@ -104,10 +104,13 @@ _DEFAULT: Final = _Default()
 
 class _State(msgspec.Struct, frozen=True):
     """The sealed requestState payload: the answers so far (key -> method and
-    answer), and the questions just asked (key -> method)."""
+    answer), the questions just asked (key -> method), what the handler kept with
+    `Context.once`, and how many round trips came before."""
 
     answers: dict[str, tuple[str, dict[str, Any]]] = {}
     pending: dict[str, str] = {}
+    kept: dict[str, Any] = {}
+    round: int = 0
 
 
 async def _invoke(info: FunctionInfo, values: dict[str, Any], ctx: Context) -> Any:
@@ -552,14 +555,17 @@ class Server(Registry):
                 response = responses.get(key)
                 if response is not None:
                     answers[key] = (method, response)
-        ctx._begin_replay(answers)
+        ctx._begin_replay(answers, state.kept, state.round)
         try:
             return await run()
         except InputNeeded as asked:
             if binding is None:
                 binding = _binding(event.method, name, arguments)
             pending = {k: str(type(r).__struct_config__.tag) for k, r in asked.requests.items()}
-            payload = msgspec.json.encode(_State(answers=answers, pending=pending))
+            kept = ctx._kept or {}
+            payload = msgspec.json.encode(
+                _State(answers=answers, pending=pending, kept=kept, round=state.round + 1)
+            )
             return InputRequiredResult(
                 result_type="input_required",
                 input_requests=asked.requests,

@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, Literal, Protocol, TypeVar
 
@@ -177,6 +178,11 @@ class Context:
         # Modern replay: the answers collected so far (key -> (method, answer)), or
         # None outside a replayable request. Set by the Server (see _begin_replay).
         self._answers: dict[str, tuple[str, dict[str, Any]]] | None = None
+        # Values kept across round trips by `once` (None: nothing to keep them in).
+        self._kept: dict[str, Any] | None = None
+        #: Which round trip of a 2026-07-28 multi round-trip request this is: 0 for
+        #: the first call, 1 for the first retry with answers, and so on.
+        self.round = 0
         self._asked = 0
         self._gathering = False
 
@@ -329,6 +335,10 @@ class Context:
     ) -> ElicitResult:
         """Ask the user for structured input through the client (form mode).
 
+        In 2026-07-28 the handler is run again from the top when the answer comes
+        back (a multi round-trip request): anything done before this call is done
+        again, unless it is done with `once`. See `once` and `round`.
+
         Args:
             message: what to ask.
             requested_schema: a flat object schema of primitive fields
@@ -448,8 +458,47 @@ class Context:
         except msgspec.ValidationError as exc:
             raise McpError(INVALID_PARAMS, f"inputResponses[{key!r}] is invalid: {exc}") from None
 
-    def _begin_replay(self, answers: dict[str, tuple[str, dict[str, Any]]]) -> None:
+    async def once(self, key: str, fn: Callable[[], Awaitable[_A] | _A]) -> _A | Any:
+        """Do ``fn`` once for this request, however many round trips it takes.
+
+        In 2026-07-28 a handler that asks for input (`elicit`, `sample`,
+        `list_roots`) does not wait for the answer: the client calls again with
+        it, and the handler runs again from the top (basic/patterns/mrtr.mdx,
+        the server keeps no state between the calls). Work done before the
+        question runs on every round. ``await ctx.once("order", create_order)``
+        runs ``create_order`` on the first round only and keeps its result in the
+        sealed ``requestState``, which the client hands back with its answers;
+        later rounds get the kept value. Up to 2025-11-25 a question is a
+        request the handler waits for, so ``fn`` just runs.
+
+        Args:
+            key: names the value within the request.
+            fn: a function or coroutine function; its result must be JSON (it
+                travels in the requestState), and on later rounds comes back as
+                plain JSON values (dicts, lists, strings, numbers).
+
+        Returns:
+            ``fn``'s result, or the one kept from an earlier round.
+        """
+        kept = self._kept
+        if kept is not None and key in kept:
+            return kept[key]
+        value = fn()
+        if inspect.isawaitable(value):
+            value = await value
+        if kept is not None:
+            kept[key] = msgspec.to_builtins(value)
+        return value
+
+    def _begin_replay(
+        self,
+        answers: dict[str, tuple[str, dict[str, Any]]],
+        kept: dict[str, Any] | None = None,
+        round: int = 0,
+    ) -> None:
         self._answers = answers
+        self._kept = {} if kept is None else dict(kept)
+        self.round = round
         self._asked = 0
 
     def _end_replay(self) -> None:
