@@ -56,8 +56,17 @@ class HttpServerConfig:
         max_header_bytes: a larger request head (names and values, 4 bytes of
             framing each) gets 431 (RFC 6585 section 5).
         max_headers: more header fields than this get 431 too.
-        max_sessions: sessions at once (streamable and HTTP+SSE together); an
-            initialize or SSE connection beyond gets 503.
+        max_sessions: sessions at once (streamable and HTTP+SSE together). An
+            initialize beyond it first makes room: a session that never finished
+            its handshake (oldest first), else the longest-idle session with no
+            stream open, is ended; only when every session is busy does it get
+            503 (an SSE connection beyond gets 503).
+        max_sessions_per_principal: sessions one authenticated principal may
+            hold; its initialize beyond ends its own longest-idle session, or
+            gets 429 when all of them are busy. None: no quota.
+        handshake_timeout: seconds a session may stay without completing its
+            handshake (``notifications/initialized``) before it is ended: a flood
+            of initialize requests alone cannot hold the session table.
         max_requests_in_flight: unanswered requests per session; a request
             beyond gets 429 with a JSON-RPC error (HTTP+SSE: the error on the
             stream, as its POSTs are answered 202 before any result).
@@ -91,6 +100,8 @@ class HttpServerConfig:
     max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
     max_headers: int = DEFAULT_MAX_HEADERS
     max_sessions: int = 1000
+    max_sessions_per_principal: int | None = None
+    handshake_timeout: float = 30.0
     max_requests_in_flight: int = DEFAULT_MAX_REQUESTS_IN_FLIGHT
     session_idle_timeout: float = 1800.0
     response_mode: ResponseMode = "auto"

@@ -38,6 +38,7 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Callable
 from typing import Any, Final, Literal
@@ -111,6 +112,12 @@ _PASSED_HEADS: Final = 64
 """Head values that passed `check_head` remembered at most (see there)."""
 
 
+def _handshaken(session: HttpSession) -> bool:
+    # Whether the client finished the handshake: the protocol side, once bound, is
+    # READY after notifications/initialized (2025-11-25 basic/lifecycle.mdx).
+    return getattr(session.protocol, "state", None) is SessionState.READY
+
+
 class HttpEndpoint:
     """The rules of one streamable-HTTP MCP endpoint, for both eras.
 
@@ -142,6 +149,7 @@ class HttpEndpoint:
         )
         #: Live legacy sessions by id.
         self.sessions: dict[str, HttpSession] = {}
+        self._evicted: list[str] = []
         #: The deprecated HTTP+SSE transport, served beside.
         self.sse = HttpSseRules(config)
         self._passed: set[tuple[str, str | None, str | None, str | None, str | None]] = set()
@@ -340,8 +348,9 @@ class HttpEndpoint:
             and message.method == "initialize"
             and "mcp-session-id" not in request.headers
         ):
-            if len(self.sessions) + len(self.sse.sessions) >= self.config.max_sessions:
-                return refuse(503, "too many sessions", headers=(("retry-after", "5"),))
+            full = self._make_room(principal)
+            if full is not None:
+                return full
             session = self._mint(now, principal)
             created = True
         else:
@@ -384,6 +393,42 @@ class HttpEndpoint:
             priming=self._priming(session, stream_id) if polling and mode != "json" else None,
             headers=headers,
         )
+
+    def _make_room(self, principal: str | None) -> Reply | None:
+        # A new session is about to be minted: keep within the per-principal
+        # quota and the table's size by ending idle sessions, or refuse.
+        quota = self.config.max_sessions_per_principal
+        if quota is not None and principal is not None:
+            own = [s for s in self.sessions.values() if s.principal == principal]
+            if len(own) >= quota and not self._evict(own):
+                return refuse(
+                    429,
+                    f"{principal!r} holds {quota} sessions already",
+                    headers=(("retry-after", "5"),),
+                )
+        full = len(self.sessions) + len(self.sse.sessions) >= self.config.max_sessions
+        if full and not self._evict(list(self.sessions.values())):
+            return refuse(503, "too many sessions", headers=(("retry-after", "5"),))
+        return None
+
+    def _evict(self, candidates: list[HttpSession]) -> bool:
+        # Ends one session with no stream open: one that never completed its
+        # handshake (oldest first), else the longest idle. False if all are busy.
+        idle = [s for s in candidates if s.attached == 0]
+        if not idle:
+            return False
+        victim = min(idle, key=lambda s: (_handshaken(s), s.last_seen, s.created))
+        del self.sessions[victim.id]
+        self._evicted.append(victim.id)
+        return True
+
+    def take_evicted(self) -> list[str]:
+        """Sessions the endpoint ended to make room for new ones since the last
+        call; the caller closes their protocol side (as for `expire`)."""
+        if not self._evicted:
+            return []
+        evicted, self._evicted = self._evicted, []
+        return evicted
 
     def _mint(self, now: float, principal: str | None) -> HttpSession:
         # "Session Management" item 1: globally unique, cryptographically secure,
@@ -552,12 +597,25 @@ class HttpEndpoint:
             Their ids; the caller closes their protocol side.
         """
         limit = now - self.config.session_idle_timeout
-        idle = [s.id for s in self.sessions.values() if s.attached == 0 and s.last_seen <= limit]
+        opened = now - self.config.handshake_timeout
+        idle = [
+            s.id
+            for s in self.sessions.values()
+            if s.attached == 0
+            and (s.last_seen <= limit or (s.created <= opened and not _handshaken(s)))
+        ]
         for session_id in idle:
             del self.sessions[session_id]
         return idle
 
     def next_expiry(self) -> float | None:
         """When the next idle session would expire, if nothing happens before."""
-        idle = [s.last_seen for s in self.sessions.values() if s.attached == 0]
-        return min(idle) + self.config.session_idle_timeout if idle else None
+        times = [
+            min(
+                s.last_seen + self.config.session_idle_timeout,
+                math.inf if _handshaken(s) else s.created + self.config.handshake_timeout,
+            )
+            for s in self.sessions.values()
+            if s.attached == 0
+        ]
+        return min(times) if times else None

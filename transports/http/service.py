@@ -395,6 +395,8 @@ class HttpService:
         """
         now = anyio.current_time()
         decision = self.endpoint.receive(head, body, now, principal, checked=checked)
+        for session_id in self.endpoint.take_evicted():
+            self._end(session_id)
         if isinstance(decision, Reply):
             await out.reply(decision)
         elif isinstance(decision, Dispatch):

@@ -24,6 +24,7 @@ from mcp_core.http.headers import (
 )
 from mcp_core.http.server import HttpEndpoint, HttpServerConfig
 from mcp_core.http.sessions import STANDALONE_STREAM, MemoryEventStore
+from mcp_core.session import SessionState
 from mcp_core.wire import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
@@ -93,6 +94,7 @@ class _Protocol:
 
     def __init__(self, revision: str | None) -> None:
         self.revision = revision
+        self.state = SessionState.INITIALIZING
 
 
 def open_session(endpoint: HttpEndpoint, revision: str | None = "2025-11-25") -> str:
@@ -255,11 +257,64 @@ def test_idle_sessions_expire_by_the_clock_given() -> None:
     assert endpoint.expire(29.0) == [] and endpoint.expire(30.0) == [busy]
 
 
-def test_the_sessions_cap_refuses_initialize_with_503() -> None:
+def test_the_sessions_cap_refuses_initialize_with_503_when_every_session_is_busy() -> None:
     endpoint = HttpEndpoint(HttpServerConfig(max_sessions=1))
-    open_session(endpoint)
+    sid = open_session(endpoint)
+    endpoint.attach(sid, STANDALONE_STREAM, 0.0)  # a stream open: not idle
     reply = endpoint.receive(request(), INITIALIZE, 0.0)
     assert isinstance(reply, Reply) and reply.status == 503
+    assert endpoint.take_evicted() == [] and sid in endpoint.sessions
+
+
+def test_at_the_cap_a_half_open_session_makes_room_first() -> None:
+    # A flood of initialize requests never sends notifications/initialized: such
+    # sessions go before a client's finished, idle one.
+    endpoint = HttpEndpoint(HttpServerConfig(max_sessions=2))
+    ready = open_session(endpoint)
+    endpoint.sessions[ready].protocol.state = SessionState.READY
+    half_open = open_session(endpoint)
+    newest = endpoint.receive(request(), INITIALIZE, 5.0)
+    assert isinstance(newest, Dispatch) and newest.created
+    assert endpoint.take_evicted() == [half_open]
+    assert endpoint.take_evicted() == []
+    assert set(endpoint.sessions) == {ready, newest.session_id}
+
+
+def test_at_the_cap_the_longest_idle_session_makes_room() -> None:
+    endpoint = HttpEndpoint(HttpServerConfig(max_sessions=2))
+    first, second = open_session(endpoint), open_session(endpoint)
+    for sid in (first, second):
+        endpoint.sessions[sid].protocol.state = SessionState.READY
+    endpoint.sessions[first].last_seen = 10.0  # used since: second is idle longest
+    newest = endpoint.receive(request(), INITIALIZE, 20.0)
+    assert isinstance(newest, Dispatch) and newest.created
+    assert endpoint.take_evicted() == [second]
+
+
+def test_half_open_sessions_expire_after_the_handshake_timeout() -> None:
+    endpoint = HttpEndpoint(HttpServerConfig(handshake_timeout=30.0))
+    ready, half_open = open_session(endpoint), open_session(endpoint)
+    endpoint.sessions[ready].protocol.state = SessionState.READY
+    assert endpoint.next_expiry() == 30.0
+    assert endpoint.expire(29.0) == []
+    assert endpoint.expire(30.0) == [half_open]
+    assert endpoint.next_expiry() == 1800.0  # the ready one's idle timeout
+
+
+def test_a_principal_quota_ends_its_own_idle_session_or_refuses() -> None:
+    endpoint = HttpEndpoint(HttpServerConfig(max_sessions_per_principal=1))
+    first = endpoint.receive(request(), INITIALIZE, 0.0, "mallory")
+    assert isinstance(first, Dispatch) and first.session_id is not None
+    endpoint.bind(first.session_id, _Protocol("2025-11-25"))
+    other = endpoint.receive(request(), INITIALIZE, 0.0, "alice")  # not mallory's quota
+    assert isinstance(other, Dispatch) and other.created
+    second = endpoint.receive(request(), INITIALIZE, 1.0, "mallory")
+    assert isinstance(second, Dispatch) and second.session_id is not None
+    assert endpoint.take_evicted() == [first.session_id]
+    endpoint.bind(second.session_id, _Protocol("2025-11-25"))
+    endpoint.attach(second.session_id, STANDALONE_STREAM, 1.0)
+    refused = endpoint.receive(request(), INITIALIZE, 2.0, "mallory")
+    assert isinstance(refused, Reply) and refused.status == 429
 
 
 # --- protocol version header: 2025-11-25 "Protocol Version Header" --------------------------
