@@ -27,8 +27,10 @@ __all__ = [
 ]
 
 
-def echo(text: str) -> str:
+async def echo(text: str) -> str:
     """Say the text back."""
+    # async def, for every implementation alike: a plain function is run in a
+    # worker thread by mcp-core (and FastMCP), which would time the thread pool.
     return text
 
 

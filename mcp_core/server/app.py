@@ -169,6 +169,10 @@ class Server(Registry):
             when serving starts (any transport: `Server.running`) and left when it
             ends; what it yields is ``ctx.lifespan`` in every handler (a database
             pool, a client, loaded models).
+        threaded: run plain-function handlers in the runtime's worker threads
+            (the default; a thread hop costs about a hundred microseconds, see
+            benchmarks/README.md); False runs them inline on the event loop
+            unless a handler is registered with ``threaded=True``.
 
     Handlers may be plain functions or ``async def``. Plain functions run in a
     worker thread of the runtime (a bounded pool), so one that blocks stalls no
@@ -190,10 +194,11 @@ class Server(Registry):
         mask_errors: bool = False,
         middleware: Sequence[Middleware] = (),
         lifespan: Lifespan | None = None,
+        threaded: bool = True,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
-        super().__init__(subscribe=subscribe)
+        super().__init__(subscribe=subscribe, threaded=threaded)
         self.info = Implementation(name=name, version=version, title=opt(title))
         self.instructions = instructions
         self.page_size = page_size

@@ -487,7 +487,8 @@ class Context:
         if inspect.isawaitable(value):
             value = await value
         if kept is not None:
-            kept[key] = msgspec.to_builtins(value)
+            # A copy on the first write: the dict came from the opened state.
+            self._kept = kept = {**kept, key: msgspec.to_builtins(value)}
         return value
 
     def _begin_replay(
@@ -497,13 +498,17 @@ class Context:
         round: int = 0,
     ) -> None:
         self._answers = answers
-        self._kept = {} if kept is None else dict(kept)
+        self._kept = _NOTHING_KEPT if kept is None else kept
         self.round = round
         self._asked = 0
 
     def _end_replay(self) -> None:
         self._answers = None
         self._asked = 0
+
+
+_NOTHING_KEPT: Final[dict[str, Any]] = {}
+"""Shared by requests that kept nothing; `Context.once` copies before writing."""
 
 
 def _unset(value: Any) -> Any:

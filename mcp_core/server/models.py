@@ -33,8 +33,16 @@ def is_model(annotation: Any) -> bool:
     )
 
 
+_KNOWN: dict[type, bool] = {}
+"""Whether each type seen by `is_model_instance` is a model (types are few)."""
+
+
 def is_model_instance(value: Any) -> bool:
-    return is_model(type(value))
+    kind = type(value)
+    known = _KNOWN.get(kind)
+    if known is None:
+        known = _KNOWN[kind] = is_model(kind)
+    return known
 
 
 class ModelParam:

@@ -100,8 +100,11 @@ class Registry:
         subscribe: offer ``resources.subscribe``.
     """
 
-    def __init__(self, *, subscribe: bool = False) -> None:
+    def __init__(self, *, subscribe: bool = False, threaded: bool = True) -> None:
         self.subscribe = subscribe
+        #: Whether plain functions run in worker threads unless registered with
+        #: ``threaded=`` (see `add_tool`).
+        self.threaded = threaded
         self._tools: dict[str, _ToolEntry] = {}
         self._resources: dict[str, ResourceEntry] = {}
         self._templates: dict[str, ResourceEntry] = {}
@@ -118,6 +121,10 @@ class Registry:
         # Tool name -> its x-mcp-header parameters, made when first asked for.
         self._header_paths: dict[str, dict[str, tuple[str, ...]]] | None = None
         self._capabilities: dict[tuple[bool, ...], ServerCapabilities] = {}
+
+    def _threaded(self, threaded: bool | None) -> bool | None:
+        # None lets inspect_function decide by the function (plain: a thread).
+        return threaded if threaded is not None or self.threaded else False
 
     # --- tools -------------------------------------------------------------------------
 
@@ -193,7 +200,7 @@ class Registry:
                 ``output_schema``.
             TypeError: the signature or return type cannot be described.
         """
-        info = inspect_function(fn, threaded=threaded)
+        info = inspect_function(fn, threaded=self._threaded(threaded))
         tool_name = name or info.name
         if tool_name in self._tools:
             raise ValueError(f"a tool named {tool_name!r} is already registered")
@@ -313,7 +320,7 @@ class Registry:
             ValueError: the URI is taken, or the template is malformed.
             TypeError: the parameters do not match the template variables.
         """
-        info = inspect_function(fn, threaded=threaded)
+        info = inspect_function(fn, threaded=self._threaded(threaded))
         common: dict[str, Any] = {
             "name": name or info.name,
             "title": opt(title),
@@ -436,7 +443,7 @@ class Registry:
             ValueError: the name is taken.
             TypeError: the signature cannot be described.
         """
-        info = inspect_function(fn, threaded=threaded)
+        info = inspect_function(fn, threaded=self._threaded(threaded))
         prompt_name = name or info.name
         if prompt_name in self._prompts:
             raise ValueError(f"a prompt named {prompt_name!r} is already registered")
@@ -481,7 +488,7 @@ class Registry:
         asks for it. It returns a list of str (cut to 100), a Completion, a
         CompleteResult, or None.
         """
-        info = inspect_function(fn)
+        info = inspect_function(fn, threaded=self._threaded(None))
         if len(info.parameters) < 3:
             raise TypeError("a completion handler takes (ref, argument, context)")
         self._completion = info

@@ -137,6 +137,8 @@ def tool_result(value: Any, *, structured: bool, wrap: bool) -> CallToolResult:
     if isinstance(value, CallToolResult):
         return value
     if not structured:
+        if type(value) is str:  # the common case first
+            return CallToolResult(content=[TextContent(text=value)])
         if isinstance(value, dict) or is_model_instance(value):
             # An object returned by a tool that declared no output type is still
             # data: structuredContent, and its JSON as text (as the official SDK

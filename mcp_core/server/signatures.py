@@ -137,9 +137,10 @@ class FunctionInfo:
         """
         converted = msgspec.convert(arguments, self.args_type, strict=strict)
         values = {p.name: getattr(converted, p.name) for p in self.parameters}
-        for name, model in self.models.items():
-            if name in values:
-                values[name] = model.validate(name, values[name], strict=strict)
+        if self.models:
+            for name, model in self.models.items():
+                if name in values:
+                    values[name] = model.validate(name, values[name], strict=strict)
         return values
 
     def call(self, values: dict[str, Any], ctx: Context | None) -> Any:

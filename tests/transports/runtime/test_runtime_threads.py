@@ -88,3 +88,20 @@ async def test_a_registry_change_from_a_thread_is_published(anyio_backend: str) 
         assert only_text(await client.call_tool("grow", {})) == "grown"
         names = [tool.name for tool in (await client.list_tools()).tools]
         assert "new_tool" in names
+
+
+async def test_a_server_can_run_plain_functions_inline(anyio_backend: str) -> None:
+    server = Server("inline", "1", threaded=False)
+
+    @server.tool
+    def where() -> str:
+        return str(threading.get_ident())
+
+    @server.tool(threaded=True)
+    def away() -> str:
+        return str(threading.get_ident())
+
+    async with connected(server, "modern") as client:
+        here = str(threading.get_ident())
+        assert only_text(await client.call_tool("where", {})) == here
+        assert only_text(await client.call_tool("away", {})) != here
