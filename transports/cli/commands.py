@@ -406,6 +406,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except KeyboardInterrupt:
         return 130
+    except BaseExceptionGroup as group:
+        # Trio delivers Ctrl-C inside the task groups that were running, wrapped.
+        _, rest = group.split(KeyboardInterrupt)
+        if rest is None:
+            return 130
+        raise
 
 
 if __name__ == "__main__":
