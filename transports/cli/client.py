@@ -1,11 +1,7 @@
 """``mcp-core call`` and ``mcp-core list``: talk to a server from the shell.
 
-SERVER is the http(s) URL of a server's MCP endpoint (streamable HTTP, either era,
-or the deprecated HTTP+SSE transport, found on its own), or a command line, quoted as
-one argument and split the way a POSIX shell would (``"python server.py --flag"``).
-The command runs with our whole environment and working directory, as it would if
-typed at the prompt, and its stderr is ours. ``--header "Name: value"`` adds a header
-to every HTTP request (``Authorization``...).
+SERVER is a URL, a TARGET or a command line (see `transports.cli.connect`, which
+also shuts a spawned server down on every way out, signals included).
 
 Output is for people by default and JSON with ``--json``. Exit statuses: 0 done;
 1 the tool failed (``isError``), the server answered with an error, or it could not
@@ -18,17 +14,13 @@ import argparse
 import base64
 import binascii
 import json
-import os
-import shlex
 import sys
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Final, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
-import anyio
 import msgspec
 from msgspec import UnsetType
 
-from mcp_core import McpError
 from mcp_core.types import (
     AudioContent,
     CallToolResult,
@@ -40,75 +32,21 @@ from mcp_core.types import (
 )
 
 from ..client import Client
-from ..driver import ConnectionClosed
-from ..http.client import HttpError, HttpStatusError, connect_http
-from ..stdio import connect_stdio
+from .connect import UsageError, error, run_session
 
 __all__ = [
-    "UsageError",
     "describe_block",
-    "is_url",
+    "fetch_listing",
     "list_lines",
     "parse_arguments",
-    "parse_headers",
+    "pretty",
     "render_call",
     "run_call",
     "run_list",
-    "server_argv",
 ]
-
-_T = TypeVar("_T")
-
-_URL_SCHEMES: Final = ("http://", "https://")
-
-
-class UsageError(Exception):
-    """The command line is wrong; exit status 2."""
-
-
-def _error(message: str) -> None:
-    print(f"mcp-core: error: {message}", file=sys.stderr)
 
 
 # --- reading the command line -------------------------------------------------------------
-
-
-def is_url(server: str) -> bool:
-    """Whether SERVER names an HTTP(S) endpoint rather than a command."""
-    return server.lower().startswith(_URL_SCHEMES)
-
-
-def server_argv(server: str) -> list[str]:
-    """The argv of the server command ``server``.
-
-    Raises:
-        UsageError: an empty or badly quoted command.
-    """
-    try:
-        argv = shlex.split(server)
-    except ValueError as exc:
-        raise UsageError(f"cannot split the server command {server!r}: {exc}") from None
-    if not argv:
-        raise UsageError("the server command is empty")
-    return argv
-
-
-def parse_headers(lines: Sequence[str]) -> dict[str, str]:
-    """``--header "Name: value"`` options as a mapping.
-
-    Raises:
-        UsageError: a header without a name, or without ``:``.
-    """
-    headers: dict[str, str] = {}
-    for line in lines:
-        name, colon, value = line.partition(":")
-        name = name.strip()
-        if not colon or not name or any(c in name for c in " \t\r\n"):
-            raise UsageError(f"--header takes 'Name: value', not {line!r}")
-        if "\r" in value or "\n" in value:
-            raise UsageError(f"the value of --header {name} must be one line")
-        headers[name] = value.strip()
-    return headers
 
 
 def _value(text: str) -> Any:
@@ -178,7 +116,7 @@ def describe_block(block: ContentBlock) -> str:
     return f"[resource {contents.uri}, {kind}, {size} bytes]"
 
 
-def _pretty(value: Any) -> str:
+def pretty(value: Any) -> str:
     return msgspec.json.format(msgspec.json.encode(value), indent=2).decode()
 
 
@@ -192,7 +130,7 @@ def render_call(result: CallToolResult) -> str:
     lines = [describe_block(block).removesuffix("\n") for block in result.content]
     has_text = any(isinstance(block, TextContent) for block in result.content)
     if not has_text and not isinstance(result.structured_content, UnsetType):
-        lines.append(_pretty(result.structured_content))
+        lines.append(pretty(result.structured_content))
     return "\n".join(lines)
 
 
@@ -227,59 +165,7 @@ def list_lines(kind: str, listing: dict[str, list[Any]]) -> list[str]:
     return _columns([(item.name, _first_line(item.description)) for item in listing[kind]])
 
 
-# --- talking to the server ----------------------------------------------------------------
-
-
-def _client(args: argparse.Namespace) -> Client:
-    """The client SERVER names.
-
-    Raises:
-        UsageError: a bad URL, command or header.
-    """
-    server: str = args.server
-    headers = parse_headers(args.header or [])
-    if is_url(server):
-        try:
-            return connect_http(server, headers=headers, timeout=args.timeout)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-    if headers:
-        raise UsageError("--header only applies to an http:// or https:// SERVER")
-    return connect_stdio(server_argv(server), env=os.environ, timeout=args.timeout)
-
-
-def _connect(
-    args: argparse.Namespace, work: Callable[[Client], Awaitable[_T]]
-) -> tuple[int, _T | None]:
-    try:
-        client = _client(args)
-    except UsageError as exc:
-        _error(str(exc))
-        return 2, None
-
-    async def main() -> _T:
-        async with client:
-            return await work(client)
-
-    server: str = args.server
-    try:
-        return 0, anyio.run(main)
-    except McpError as exc:
-        print(f"error {exc.code}: {exc.message}", file=sys.stderr)
-    except TimeoutError as exc:  # before OSError, its base class
-        _error(f"no answer in time ({exc})" if str(exc) else "no answer in time")
-    except (FileNotFoundError, PermissionError) as exc:
-        _error(f"cannot start the server {server!r}: {exc.strerror or exc}")
-    except HttpStatusError as exc:
-        _error(f"the server refused: {exc}")
-    except HttpError as exc:
-        _error(f"cannot talk to {server}: {exc}")
-    except ConnectionClosed as exc:
-        where = "" if is_url(server) else "; see its messages above"
-        _error(f"the server went away ({exc}){where}")
-    except OSError as exc:
-        _error(f"talking to the server failed: {exc}")
-    return 1, None
+# --- the commands -------------------------------------------------------------------------
 
 
 def run_call(args: argparse.Namespace) -> int:
@@ -287,18 +173,18 @@ def run_call(args: argparse.Namespace) -> int:
     try:
         arguments = parse_arguments(args.json_args or [], args.arg or [])
     except UsageError as exc:
-        _error(str(exc))
+        error(str(exc))
         return 2
 
     async def call(client: Client) -> CallToolResult:
         return await client.call_tool(args.tool, arguments)
 
-    status, result = _connect(args, call)
+    status, result = run_session(args, call)
     if result is None:
         return status
     failed = result.is_error is True
     if args.json_output:
-        print(_pretty(result))
+        print(pretty(result))
     else:
         text = render_call(result)
         if text:
@@ -306,7 +192,10 @@ def run_call(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-async def _fetch(client: Client, kind: str) -> dict[str, list[Any]]:
+async def fetch_listing(client: Client, kind: str) -> dict[str, list[Any]]:
+    """Every item of ``kind`` ("tools", "resources", "prompts") the server offers, by
+    result field (resources come with ``resourceTemplates``); none if it does not
+    declare the capability."""
     capabilities = client.server_capabilities
     if kind == "tools":
         offered = not isinstance(capabilities.tools, UnsetType)
@@ -326,13 +215,13 @@ def run_list(args: argparse.Namespace) -> int:
     """``mcp-core list SERVER [KIND]``: list a server's tools, resources or prompts."""
 
     async def fetch(client: Client) -> dict[str, list[Any]]:
-        return await _fetch(client, args.kind)
+        return await fetch_listing(client, args.kind)
 
-    status, listing = _connect(args, fetch)
+    status, listing = run_session(args, fetch)
     if listing is None:
         return status
     if args.json:
-        print(_pretty(listing))
+        print(pretty(listing))
         return 0
     lines = list_lines(args.kind, listing)
     if lines:

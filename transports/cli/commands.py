@@ -3,7 +3,7 @@
     mcp-core serve TARGET                  serve a Server (file.py[:obj] or module:obj) on stdio
                                            (or --transport http [--host] [--port] [--path]
                                            [--allowed-host NAME ... | --any-host])
-    mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server (URL or command), print it
+    mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server (URL, TARGET or command)
     mcp-core list SERVER [KIND]            list its tools, resources or prompts
     mcp-core config TARGET                 the mcpServers entry desktop clients take
     mcp-core bench                         run the benchmarks
@@ -273,8 +273,9 @@ def _run_config(args: argparse.Namespace) -> int:
 
 _SERVER_HELP = (
     "the server: the http(s) URL of its MCP endpoint (e.g. http://127.0.0.1:8000/mcp), "
-    'or the command that starts it, quoted as one argument (e.g. "python server.py"), '
-    "which gets our environment"
+    "a TARGET as serve takes it (server.py, server.py:obj, module:obj), run with this "
+    'Python, or the command that starts it, quoted as one argument (e.g. "python '
+    'server.py"; python means this Python), which gets our environment'
 )
 _HEADER_HELP = "an HTTP header for every request, e.g. 'Authorization: Bearer T' (repeatable)"
 _TIMEOUT_HELP = "give up after this many seconds (default: wait)"

@@ -36,7 +36,8 @@ from mcp_core.types import (
     TextResourceContents,
 )
 from transports.cli import main
-from transports.cli.client import UsageError, describe_block, parse_arguments, render_call
+from transports.cli.client import describe_block, parse_arguments, render_call
+from transports.cli.connect import UsageError
 from transports.cli.targets import TargetError, load_target
 from transports.stdio import connect_stdio
 

@@ -1,0 +1,98 @@
+"""``mcp-core call / list``: the SERVER forms, on real processes (the command line
+run as ``python -m transports``) and the example servers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import paths
+import pytest
+
+from transports.cli.connect import UsageError, server_argv
+from transports.cli.targets import is_target
+
+ROOT = paths.ROOT
+EXAMPLES = paths.EXAMPLES
+TIMEOUT_S = 60
+
+
+def run_cli(
+    *args: str, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "transports", *args],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        cwd=cwd,
+        env=env,
+    )
+
+
+def write_program(directory: Path, name: str, source: str) -> Path:
+    """An executable Python script ``directory/name``."""
+    path = directory / name
+    path.write_text(f"#!{sys.executable}\n" + textwrap.dedent(source), encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+# --- SERVER forms -------------------------------------------------------------------------
+
+
+def test_call_a_file_as_serve_takes_it() -> None:
+    done = run_cli("call", "examples/hello.py", "HelloTool", "--arg", "value=file")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "Hello-bonjour file!\n", "")
+    done = run_cli("list", "examples/weather.py:server")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == "getCurrentWeather"
+
+
+def test_call_a_module_attribute(tmp_path: Path) -> None:
+    (tmp_path / "greeter.py").write_text(
+        textwrap.dedent(
+            """
+            from mcp_core import Server
+
+            app = Server("greeter", "1")
+
+            @app.tool
+            def greet(name: str) -> str:
+                return f"hi {name}"
+            """
+        ),
+        encoding="utf-8",
+    )
+    done = run_cli("call", "greeter:app", "greet", "--arg", "name=mod", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "hi mod\n"), done.stderr
+
+
+def test_a_missing_server_file_is_a_usage_error() -> None:
+    done = run_cli("call", "examples/nothere.py", "HelloTool")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "mcp-core: error: examples/nothere.py: no such file\n"
+
+
+def test_python_in_a_command_is_this_python(tmp_path: Path) -> None:
+    # A `python` first on PATH that is not ours, and would fail.
+    write_program(tmp_path, "python", "import sys\nsys.exit('the wrong python')\n")
+    env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
+    done = run_cli("call", "python examples/hello.py", "HelloTool", "--arg", "value=py", env=env)
+    assert (done.returncode, done.stdout) == (0, "Hello-bonjour py!\n"), done.stderr
+
+
+def test_server_forms() -> None:
+    serve = [sys.executable, "-m", "transports", "serve"]
+    assert server_argv("examples/hello.py") == [*serve, "examples/hello.py"]
+    assert server_argv("pkg.mod:app") == [*serve, "pkg.mod:app"]
+    assert server_argv("python3 x.py -v") == [sys.executable, "x.py", "-v"]
+    assert server_argv("python3.9 x.py") == ["python3.9", "x.py"]
+    assert server_argv("my-server --flag") == ["my-server", "--flag"]
+    assert not is_target("my-server") and not is_target("python x.py")
+    assert is_target("x.py:app") and is_target("a.b:c") and not is_target("a b:c")
+    with pytest.raises(UsageError, match=r"gone\.py: no such file"):
+        server_argv("gone.py:server")
