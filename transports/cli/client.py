@@ -5,7 +5,8 @@ also shuts a spawned server down on every way out, signals included).
 
 Output is for people by default and JSON with ``--json``. Exit statuses: 0 done;
 1 the tool failed (``isError``), the server answered with an error, or it could not
-be started or reached; 2 the command line was wrong.
+be started or reached; 2 the command line was wrong; 128 + N signal N arrived (130
+for Ctrl-C, 143 for SIGTERM).
 """
 
 from __future__ import annotations

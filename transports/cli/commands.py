@@ -14,7 +14,8 @@ what they need when they run, so ``mcp-core --version`` loads nothing heavy.
 
 Exit statuses: 0 done; 1 something failed (the tool, the server, loading the
 target); 2 the command line asked for something impossible (a usage error, a target
-that names no Server, a transport that is not available yet); 130 interrupted.
+that names no Server, a transport that is not available yet); 130 interrupted
+(Ctrl-C); 128 + N ended by signal N (143: SIGTERM), once a spawned server is down.
 """
 
 from __future__ import annotations

@@ -11,6 +11,14 @@
 
 A spawned server gets our whole environment and working directory, and its stderr
 is ours. ``--header "Name: value"`` adds a header to every HTTP request.
+
+Every way out of a session shuts a spawned server down with the stdio shutdown
+ladder (stdin closed, then SIGTERM, then SIGKILL to its process group, a grace
+apart; `transports.stdio_streams`): the work finishing, an error, and SIGINT,
+SIGTERM or SIGHUP sent to us. Left to their defaults, SIGTERM and SIGHUP end this
+process on the spot and leave the server running, so while a session runs they
+are caught, cancel the work, and become exit status 128 + the signal's number once
+the server is down.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -34,6 +43,7 @@ from ..stdio import connect_stdio
 from .targets import is_target, target_file
 
 __all__ = [
+    "STOP_SIGNALS",
     "UsageError",
     "is_url",
     "parse_headers",
@@ -47,6 +57,9 @@ _URL_SCHEMES: Final = ("http://", "https://")
 
 PYTHON_NAMES: Final = frozenset({"python", "python3"})
 """Programs of a server command that mean the interpreter running mcp-core."""
+
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""Signals that end a session cleanly (the server shut down first)."""
 
 
 class UsageError(Exception):
@@ -122,9 +135,37 @@ def _client(args: argparse.Namespace, options: dict[str, Any]) -> Client:
     return connect_stdio(server_argv(server), env=os.environ, timeout=args.timeout, **options)
 
 
-async def _session(client: Client, work: Callable[[Client], Awaitable[_T]]) -> tuple[int, _T]:
-    async with client:
-        return 0, await work(client)
+async def _session(
+    client: Client, work: Callable[[Client], Awaitable[_T]]
+) -> tuple[int, _T | None]:
+    caught: list[int] = []
+    failure: Exception | None = None
+    result: _T | None = None
+    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        async with anyio.create_task_group() as tg:
+            work_scope = anyio.CancelScope()
+
+            async def watch() -> None:
+                # The first signal stops the work; later ones wait for the shutdown.
+                async for signum in signals:
+                    if not caught:
+                        caught.append(signum)
+                        work_scope.cancel()
+
+            tg.start_soon(watch)
+            try:
+                with work_scope:
+                    async with client:
+                        result = await work(client)
+            except Exception as exc:  # raised below, outside the task group
+                failure = exc
+            finally:
+                tg.cancel_scope.cancel()
+    if caught:
+        return 128 + caught[0], None
+    if failure is not None:
+        raise failure
+    return 0, result
 
 
 def run_session(
@@ -140,7 +181,7 @@ def run_session(
     Returns:
         (0, what ``work`` returned), or (exit status, None) once the failure has
         been reported on stderr: 1 the server failed or could not be reached, 2 a
-        usage error.
+        usage error, 128 + N signal N arrived.
     """
     try:
         client = _client(args, options)

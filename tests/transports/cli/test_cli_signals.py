@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -90,3 +92,57 @@ async def test_ctrl_c_on_serve_exits_130_quietly(
             err = before + await read_rest(process.stderr)
     assert process.returncode == 130, err
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err, err
+
+
+STUBBORN = '''
+import os, signal, time
+from pathlib import Path
+
+from mcp_core import Server
+
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+server = Server("stubborn", "1")
+
+
+@server.tool
+async def hang() -> str:
+    """Say where we are, then block the event loop: stdin is never read again."""
+    Path("pid").write_text(str(os.getpid()))
+    time.sleep(3600)
+    return "never"
+'''
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_sigterm_on_call_stops_a_server_that_ignores_stdin_and_sigterm(
+    anyio_backend: str, tmp_path: Path
+) -> None:
+    server = tmp_path / "stubborn.py"
+    server.write_text(STUBBORN, encoding="utf-8")
+    pid_file = tmp_path / "pid"  # the server writes it in its working directory, ours
+    async with cli("call", str(server), "hang", cwd=tmp_path) as process:
+        with anyio.fail_after(LIMIT * 2):
+            while not pid_file.exists() or not pid_file.read_text():
+                await anyio.sleep(0.05)
+        server_pid = int(pid_file.read_text())
+        try:
+            assert alive(server_pid)
+            process.send_signal(signal.SIGTERM)
+            # The ladder: stdin closed, 2 s, SIGTERM (ignored), 2 s, SIGKILL.
+            with anyio.fail_after(LIMIT * 3):
+                await process.wait()
+                while alive(server_pid):
+                    await anyio.sleep(0.05)
+        finally:
+            if alive(server_pid):  # the test failed; do not leave it behind
+                os.kill(server_pid, signal.SIGKILL)
+    assert process.returncode == 128 + signal.SIGTERM
