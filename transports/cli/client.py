@@ -184,7 +184,7 @@ def run_call(args: argparse.Namespace) -> int:
     if result is None:
         return status
     failed = result.is_error is True
-    if args.json_output:
+    if args.json:
         print(pretty(result))
     else:
         text = render_call(result)

@@ -283,34 +283,16 @@ _TIMEOUT_HELP = "give up after this many seconds (default: wait)"
 _LIST_KINDS = ("tools", "resources", "prompts")
 
 
-class _JsonOption(argparse.Action):
-    """``--json ARGS`` gives the tool's arguments; a bare ``--json`` asks for JSON output."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        if values is None:
-            namespace.json_output = True
-        else:
-            namespace.json_args = [*(namespace.json_args or []), values]
+def _add_connection(parser: argparse.ArgumentParser, json_help: str) -> None:
+    """The options of every command that talks to a SERVER."""
+    parser.add_argument("--json", action="store_true", help=json_help)
+    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
+    parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
 
 
 def _configure_call(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
     parser.add_argument("tool", metavar="TOOL", help="the tool's name")
-    parser.add_argument(
-        "--json",
-        dest="json_args",
-        nargs="?",
-        action=_JsonOption,
-        metavar="ARGS",
-        help="with a JSON object: the tool's arguments (repeatable, merged before --arg); "
-        "alone: print the whole result as JSON",
-    )
     parser.add_argument(
         "--arg",
         action="append",
@@ -318,9 +300,13 @@ def _configure_call(parser: argparse.ArgumentParser) -> None:
         help="one argument (repeatable); VALUE is JSON if it parses (3, true, [1], "
         '{"a": 1}, "quoted"), else the text as typed',
     )
-    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
-    parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
-    parser.set_defaults(json_output=False)
+    parser.add_argument(
+        "--json-args",
+        action="append",
+        metavar="OBJECT",
+        help="the tool's arguments as a JSON object (repeatable, merged before --arg)",
+    )
+    _add_connection(parser, "print the whole result as JSON")
 
 
 def _run_call(args: argparse.Namespace) -> int:
@@ -334,9 +320,7 @@ def _configure_list(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "kind", nargs="?", choices=_LIST_KINDS, default="tools", help="what to list (default tools)"
     )
-    parser.add_argument("--json", action="store_true", help="print the whole list as JSON")
-    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
-    parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
+    _add_connection(parser, "print the whole list as JSON")
 
 
 def _run_list(args: argparse.Namespace) -> int:

@@ -216,13 +216,13 @@ def test_call_outputs(capsys: pytest.CaptureFixture[str]) -> None:
         "[image image/png, 70 bytes]\n",
         "",
     )
-    # --arg overrides --json; structured output is printed as JSON.
+    # --arg overrides --json-args; structured output is printed as JSON.
     status, out, err = run_main(
         capsys,
         "call",
         example("weather"),
         "getCurrentWeather",
-        "--json",
+        "--json-args",
         '{"city": "Oslo", "country": "NO"}',
         "--arg",
         "city=Paris",
@@ -296,8 +296,8 @@ def test_files_example_reads_under_its_root(
     [
         (["call", "", "t"], 2, "the server command is empty"),
         (["call", "'open", "t"], 2, "No closing quotation"),
-        (["call", "server", "t", "--json", "[1]"], 2, "JSON object"),
-        (["call", "server", "t", "--json", "{"], 2, "not valid JSON"),
+        (["call", "server", "t", "--json-args", "[1]"], 2, "JSON object"),
+        (["call", "server", "t", "--json-args", "{"], 2, "not valid JSON"),
         (["call", "server", "t", "--arg", "novalue"], 2, "key=value"),
         (["call", "no-such-command-for-mcp-core", "t"], 1, "cannot start the server"),
         (["call", f"{shlex.quote(sys.executable)} -c pass", "t"], 1, "the server went away"),

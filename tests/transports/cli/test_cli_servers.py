@@ -3,6 +3,7 @@ run as ``python -m transports``) and the example servers."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -96,3 +97,11 @@ def test_server_forms() -> None:
     assert is_target("x.py:app") and is_target("a.b:c") and not is_target("a b:c")
     with pytest.raises(UsageError, match=r"gone\.py: no such file"):
         server_argv("gone.py:server")
+
+
+def test_json_is_a_flag_before_the_server() -> None:
+    done = run_cli("call", "--json", "python examples/hello.py", "HelloTool", "--arg", "value=j")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["content"] == [{"type": "text", "text": "Hello-bonjour j!"}]
+    done = run_cli("list", "--json", "examples/hello.py")
+    assert [tool["name"] for tool in json.loads(done.stdout)["tools"]] == ["HelloTool"]
