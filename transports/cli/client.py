@@ -3,10 +3,11 @@
 SERVER is a URL, a TARGET or a command line (see `transports.cli.connect`, which
 also shuts a spawned server down on every way out, signals included).
 
-Output is for people by default and JSON with ``--json``. Exit statuses: 0 done;
-1 the tool failed (``isError``), the server answered with an error, or it could not
-be started or reached; 2 the command line was wrong; 128 + N signal N arrived (130
-for Ctrl-C, 143 for SIGTERM).
+Output is for people by default and JSON with ``--json``. While a tool runs,
+``call`` shows its progress and log messages on stderr (`transports.cli.feedback`).
+Exit statuses: 0 done; 1 the tool failed (``isError``), the server answered with an
+error, or it could not be started or reached; 2 the command line was wrong; 128 + N
+signal N arrived (130 for Ctrl-C, 143 for SIGTERM).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from mcp_core.types import (
 
 from ..client import Client
 from .connect import UsageError, error, run_session
+from .feedback import Feedback
 
 __all__ = [
     "describe_block",
@@ -176,11 +178,19 @@ def run_call(args: argparse.Namespace) -> int:
     except UsageError as exc:
         error(str(exc))
         return 2
+    feedback = Feedback(sys.stderr)
 
     async def call(client: Client) -> CallToolResult:
-        return await client.call_tool(args.tool, arguments)
+        if args.log_level != "off" and not isinstance(
+            client.server_capabilities.logging, UnsetType
+        ):
+            await client.set_logging_level(args.log_level)
+        try:
+            return await client.call_tool(args.tool, arguments, on_progress=feedback.progress)
+        finally:
+            feedback.close()
 
-    status, result = run_session(args, call)
+    status, result = run_session(args, call, on_log=feedback.log)
     if result is None:
         return status
     failed = result.is_error is True

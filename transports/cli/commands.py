@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_core import __version__
+from mcp_core.session import LOG_LEVELS
 
 if TYPE_CHECKING:
     from .targets import Target
@@ -305,6 +306,13 @@ def _configure_call(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="OBJECT",
         help="the tool's arguments as a JSON object (repeatable, merged before --arg)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=(*LOG_LEVELS, "off"),
+        default="info",
+        help="show the server's log messages of this level and above on stderr while the "
+        "tool runs (default info; off: ask for none)",
     )
     _add_connection(parser, "print the whole result as JSON")
 

@@ -13,7 +13,9 @@ from pathlib import Path
 import paths
 import pytest
 
+from mcp_core.types import LoggingMessageNotificationParams
 from transports.cli.connect import UsageError, server_argv
+from transports.cli.feedback import log_line, progress_bar, progress_line
 from transports.cli.targets import is_target
 
 ROOT = paths.ROOT
@@ -105,3 +107,61 @@ def test_json_is_a_flag_before_the_server() -> None:
     assert json.loads(done.stdout)["content"] == [{"type": "text", "text": "Hello-bonjour j!"}]
     done = run_cli("list", "--json", "examples/hello.py")
     assert [tool["name"] for tool in json.loads(done.stdout)["tools"]] == ["HelloTool"]
+
+
+# --- progress and log messages ------------------------------------------------------------
+
+
+def test_call_shows_progress_and_logs_on_stderr() -> None:
+    done = run_cli("call", "examples/everything.py", "test_tool_with_progress")
+    assert (done.returncode, done.stdout) == (0, "Progress test completed\n")
+    assert done.stderr.splitlines() == ["progress 0/100", "progress 50/100", "progress 100/100"]
+    done = run_cli("call", "examples/everything.py", "test_tool_with_logging")
+    assert (done.returncode, done.stdout) == (0, "Logging test completed\n")
+    assert done.stderr.splitlines() == [
+        "[info] Tool execution started",
+        "[info] Tool processing data",
+        "[info] Tool execution completed",
+    ]
+    done = run_cli("call", "examples/everything.py", "test_tool_with_logging", "--log-level", "off")
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_progress_is_a_bar_on_a_terminal() -> None:
+    leader, follower = os.openpty()
+    try:
+        call = ["call", "examples/everything.py", "test_tool_with_progress"]
+        process = subprocess.Popen(
+            [sys.executable, "-m", "transports", *call],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+        )
+        os.close(follower)
+        out, _ = process.communicate(timeout=TIMEOUT_S)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the terminal's other side is closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(leader)
+    assert (process.returncode, out) == (0, b"Progress test completed\n")
+    text = seen.decode()
+    assert f"\r\x1b[K[{'#' * 12}{'.' * 12}]  50%" in text
+    assert f"\r\x1b[K[{'#' * 24}] 100%" in text
+    assert text.endswith("\r\x1b[K")  # the bar is gone before the result
+
+
+def test_feedback_lines() -> None:
+    assert progress_line(3, None, None) == "progress 3"
+    assert progress_line(1.5, 4, "copying") == "progress 1.5/4 copying"
+    assert progress_bar(1, 4, "x") == f"[{'#' * 6}{'.' * 18}]  25% x"
+    assert progress_bar(9, 4, None) == f"[{'#' * 24}] 100%"
+    assert progress_bar(2, None, None) == "progress 2"
+    params = LoggingMessageNotificationParams(level="warning", data={"a": 1}, logger="db")
+    assert log_line(params) == '[warning] db: {"a": 1}'
