@@ -1,4 +1,4 @@
-"""``mcp-core call`` and ``mcp-core list``: talk to a server from the shell.
+"""``mcp-core call``, ``list``, ``read`` and ``prompt``: talk to a server from the shell.
 
 SERVER is a URL, a TARGET or a command line (see `transports.cli.connect`, which
 also shuts a spawned server down on every way out, signals included).
@@ -27,8 +27,11 @@ from mcp_core.types import (
     AudioContent,
     CallToolResult,
     ContentBlock,
+    GetPromptResult,
     ImageContent,
+    ReadResourceResult,
     Resource,
+    ResourceContents,
     ResourceLink,
     TextContent,
 )
@@ -39,13 +42,19 @@ from .feedback import Feedback
 
 __all__ = [
     "describe_block",
+    "describe_contents",
     "fetch_listing",
     "list_lines",
     "parse_arguments",
+    "parse_prompt_arguments",
     "pretty",
     "render_call",
+    "render_prompt",
+    "render_read",
     "run_call",
     "run_list",
+    "run_prompt",
+    "run_read",
 ]
 
 
@@ -57,6 +66,22 @@ def _value(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+def parse_prompt_arguments(pairs: Sequence[str]) -> dict[str, str]:
+    """A prompt's arguments from ``--arg key=value`` pairs; prompt arguments are
+    strings, so every value is the text as typed.
+
+    Raises:
+        UsageError: a pair without ``=``.
+    """
+    arguments: dict[str, str] = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key:
+            raise UsageError(f"--arg takes key=value, not {pair!r}")
+        arguments[key] = value
+    return arguments
 
 
 def parse_arguments(json_objects: Sequence[str], pairs: Sequence[str]) -> dict[str, Any]:
@@ -99,6 +124,15 @@ def _mime(value: str | UnsetType, default: str) -> str:
     return default if isinstance(value, UnsetType) else value
 
 
+def describe_contents(contents: ResourceContents) -> str:
+    """Resource contents as text: the text as is, binary contents as a one-line summary."""
+    if not isinstance(contents.text, UnsetType):
+        return contents.text
+    assert not isinstance(contents.blob, UnsetType)
+    kind = _mime(contents.mime_type, "binary")
+    return f"[binary {contents.uri}, {kind}, {_size(contents.blob)} bytes]"
+
+
 def describe_block(block: ContentBlock) -> str:
     """One content block as text: text as is, anything else as a one-line summary."""
     if isinstance(block, TextContent):
@@ -134,6 +168,20 @@ def render_call(result: CallToolResult) -> str:
     has_text = any(isinstance(block, TextContent) for block in result.content)
     if not has_text and not isinstance(result.structured_content, UnsetType):
         lines.append(pretty(result.structured_content))
+    return "\n".join(lines)
+
+
+def render_read(result: ReadResourceResult) -> str:
+    """Read resource contents for people: each one's text, or a summary of binary data."""
+    return "\n".join(describe_contents(c).removesuffix("\n") for c in result.contents)
+
+
+def render_prompt(result: GetPromptResult) -> str:
+    """A prompt for people: each message as ``role: content``."""
+    lines = []
+    for message in result.messages:
+        text = describe_block(message.content).removesuffix("\n")
+        lines.append(f"{message.role}: {text}")
     return "\n".join(lines)
 
 
@@ -239,4 +287,41 @@ def run_list(args: argparse.Namespace) -> int:
         print("\n".join(lines))
     else:
         print(f"(the server offers no {args.kind})", file=sys.stderr)
+    return 0
+
+
+def run_read(args: argparse.Namespace) -> int:
+    """``mcp-core read SERVER URI``: read one resource and print its contents."""
+
+    async def read(client: Client) -> ReadResourceResult:
+        return await client.read_resource(args.uri)
+
+    status, result = run_session(args, read)
+    if result is None:
+        return status
+    if args.json:
+        print(pretty(result))
+    elif text := render_read(result):
+        print(text)
+    return 0
+
+
+def run_prompt(args: argparse.Namespace) -> int:
+    """``mcp-core prompt SERVER NAME``: get a prompt, its arguments filled in, and print it."""
+    try:
+        arguments = parse_prompt_arguments(args.arg or [])
+    except UsageError as exc:
+        error(str(exc))
+        return 2
+
+    async def get(client: Client) -> GetPromptResult:
+        return await client.get_prompt(args.name, arguments)
+
+    status, result = run_session(args, get)
+    if result is None:
+        return status
+    if args.json:
+        print(pretty(result))
+    elif text := render_prompt(result):
+        print(text)
     return 0

@@ -5,6 +5,8 @@
                                            [--allowed-host NAME ... | --any-host])
     mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server (URL, TARGET or command)
     mcp-core list SERVER [KIND]            list its tools, resources or prompts
+    mcp-core read SERVER URI               read a resource
+    mcp-core prompt SERVER NAME [--arg k=v] get a prompt
     mcp-core config TARGET                 the mcpServers entry desktop clients take
     mcp-core bench                         run the benchmarks
 
@@ -337,6 +339,36 @@ def _run_list(args: argparse.Namespace) -> int:
     return run_list(args)
 
 
+def _configure_read(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    parser.add_argument("uri", metavar="URI", help="the resource's URI")
+    _add_connection(parser, "print the whole result (base64 for binary contents) as JSON")
+
+
+def _run_read(args: argparse.Namespace) -> int:
+    from .client import run_read
+
+    return run_read(args)
+
+
+def _configure_prompt(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    parser.add_argument("name", metavar="NAME", help="the prompt's name")
+    parser.add_argument(
+        "--arg",
+        action="append",
+        metavar="KEY=VALUE",
+        help="one argument (repeatable); prompt arguments are text, taken as typed",
+    )
+    _add_connection(parser, "print the whole result as JSON")
+
+
+def _run_prompt(args: argparse.Namespace) -> int:
+    from .client import run_prompt
+
+    return run_prompt(args)
+
+
 COMMANDS: list[Command] = [
     Command(
         name="serve",
@@ -355,6 +387,18 @@ COMMANDS: list[Command] = [
         help="list the tools, resources or prompts of a server",
         configure=_configure_list,
         handler=_run_list,
+    ),
+    Command(
+        name="read",
+        help="read a resource of a server and print its contents",
+        configure=_configure_read,
+        handler=_run_read,
+    ),
+    Command(
+        name="prompt",
+        help="get a prompt of a server, its arguments filled in, and print its messages",
+        configure=_configure_prompt,
+        handler=_run_prompt,
     ),
     Command(
         name="config",

@@ -1,5 +1,6 @@
-"""``mcp-core call / list``: the SERVER forms, on real processes (the command line
-run as ``python -m transports``) and the example servers."""
+"""``mcp-core call / list / read / prompt / inspect / dev``: the SERVER forms and the
+commands that take one, on real processes (the command line run as ``python -m
+transports``) and the example servers."""
 
 from __future__ import annotations
 
@@ -165,3 +166,37 @@ def test_feedback_lines() -> None:
     assert progress_bar(2, None, None) == "progress 2"
     params = LoggingMessageNotificationParams(level="warning", data={"a": 1}, logger="db")
     assert log_line(params) == '[warning] db: {"a": 1}'
+
+
+# --- read, prompt, inspect ----------------------------------------------------------------
+
+
+def test_read() -> None:
+    done = run_cli("read", "examples/everything.py", "test://static-text")
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0,
+        "This is the content of the static text resource.\n",
+        "",
+    )
+    done = run_cli("read", "examples/everything.py", "test://static-binary")
+    assert done.stdout == "[binary test://static-binary, image/png, 70 bytes]\n"
+    done = run_cli("read", "examples/everything.py", "test://template/7/data", "--json")
+    assert done.returncode == 0, done.stderr
+    (contents,) = json.loads(done.stdout)["contents"]
+    assert contents["uri"] == "test://template/7/data" and "7" in contents["text"]
+    done = run_cli("read", "examples/everything.py", "test://nothing")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith("error -32")
+
+
+def test_prompt() -> None:
+    args = ["--arg", "arg1=one", "--arg", "arg2=2"]
+    done = run_cli("prompt", "examples/everything.py", "test_prompt_with_arguments", *args)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "user: Prompt with arguments: arg1='one', arg2='2'\n"
+    done = run_cli("prompt", "examples/everything.py", "test_prompt_with_image", "--json")
+    messages = json.loads(done.stdout)["messages"]
+    assert messages[0]["content"]["type"] == "image"
+    done = run_cli("prompt", "examples/everything.py", "test_simple_prompt", "--arg", "x")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "--arg takes key=value" in done.stderr
