@@ -7,6 +7,7 @@
     mcp-core list SERVER [KIND]            list its tools, resources or prompts
     mcp-core read SERVER URI               read a resource
     mcp-core prompt SERVER NAME [--arg k=v] get a prompt
+    mcp-core inspect SERVER                everything the server offers, schemas included
     mcp-core config TARGET                 the mcpServers entry desktop clients take
     mcp-core bench                         run the benchmarks
 
@@ -369,6 +370,17 @@ def _run_prompt(args: argparse.Namespace) -> int:
     return run_prompt(args)
 
 
+def _configure_inspect(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    _add_connection(parser, "print it all as one JSON object")
+
+
+def _run_inspect(args: argparse.Namespace) -> int:
+    from .inspection import run_inspect
+
+    return run_inspect(args)
+
+
 COMMANDS: list[Command] = [
     Command(
         name="serve",
@@ -399,6 +411,13 @@ COMMANDS: list[Command] = [
         help="get a prompt of a server, its arguments filled in, and print its messages",
         configure=_configure_prompt,
         handler=_run_prompt,
+    ),
+    Command(
+        name="inspect",
+        help="show everything a server offers: capabilities, tools with their schemas, "
+        "resources, templates, prompts",
+        configure=_configure_inspect,
+        handler=_run_inspect,
     ),
     Command(
         name="config",

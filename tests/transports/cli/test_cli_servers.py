@@ -200,3 +200,29 @@ def test_prompt() -> None:
     done = run_cli("prompt", "examples/everything.py", "test_simple_prompt", "--arg", "x")
     assert (done.returncode, done.stdout) == (2, "")
     assert "--arg takes key=value" in done.stderr
+
+
+def test_inspect() -> None:
+    done = run_cli("inspect", "examples/everything.py")
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "everything 1.0.0 (Everything)"
+    assert lines[1].startswith("protocol: ") and lines[1].endswith(" era)")
+    assert "resources (subscribe, listChanged)" in lines[2]
+    assert lines[3] == "instructions: A demonstration server: try any tool, resource or prompt."
+    assert "tools (28):" in lines
+    sampling = lines.index(next(line for line in lines if line.startswith("  test_sampling ")))
+    assert lines[sampling + 1].startswith('    input: {"type": "object", "properties": {"prompt"')
+    assert "resources (3):" in lines and "resource templates (1):" in lines
+    assert "    arguments: arg1 (required), arg2 (required)" in lines
+
+    done = run_cli("inspect", "--json", "examples/hello.py")
+    found = json.loads(done.stdout)
+    assert found["serverInfo"] == {"name": "hello", "version": "1.0.0"}
+    assert found["era"] in ("legacy", "modern") and found["protocolVersion"]
+    assert found["capabilities"]["tools"] is not None
+    assert found["instructions"] == "Greets whoever you name, in two languages."
+    (tool,) = found["tools"]
+    assert tool["name"] == "HelloTool"
+    assert tool["inputSchema"]["required"] == ["value"]
+    assert (found["resources"], found["resourceTemplates"], found["prompts"]) == ([], [], [])
