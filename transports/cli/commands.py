@@ -8,6 +8,7 @@
     mcp-core read SERVER URI               read a resource
     mcp-core prompt SERVER NAME [--arg k=v] get a prompt
     mcp-core inspect SERVER                everything the server offers, schemas included
+    mcp-core dev SERVER                    open the server in the MCP Inspector (needs npx)
     mcp-core config TARGET                 the mcpServers entry desktop clients take
     mcp-core bench                         run the benchmarks
 
@@ -381,6 +382,16 @@ def _run_inspect(args: argparse.Namespace) -> int:
     return run_inspect(args)
 
 
+def _configure_dev(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+
+
+def _run_dev(args: argparse.Namespace) -> int:
+    from .develop import run_dev
+
+    return run_dev(args.server)
+
+
 COMMANDS: list[Command] = [
     Command(
         name="serve",
@@ -418,6 +429,12 @@ COMMANDS: list[Command] = [
         "resources, templates, prompts",
         configure=_configure_inspect,
         handler=_run_inspect,
+    ),
+    Command(
+        name="dev",
+        help="open a server in the MCP Inspector (npx @modelcontextprotocol/inspector)",
+        configure=_configure_dev,
+        handler=_run_dev,
     ),
     Command(
         name="config",

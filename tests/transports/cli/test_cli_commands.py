@@ -502,7 +502,7 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])
     out = capsys.readouterr().out
-    for name in ("serve", "call", "list", "read", "prompt", "inspect", "config", "bench"):
+    for name in ("serve", "call", "list", "read", "prompt", "inspect", "dev", "config", "bench"):
         assert name in out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -16,6 +17,7 @@ import pytest
 
 from mcp_core.types import LoggingMessageNotificationParams
 from transports.cli.connect import UsageError, server_argv
+from transports.cli.develop import inspector_argv
 from transports.cli.feedback import log_line, progress_bar, progress_line
 from transports.cli.targets import is_target
 
@@ -226,3 +228,43 @@ def test_inspect() -> None:
     assert tool["name"] == "HelloTool"
     assert tool["inputSchema"]["required"] == ["value"]
     assert (found["resources"], found["resourceTemplates"], found["prompts"]) == ([], [], [])
+
+
+# --- dev ----------------------------------------------------------------------------------
+
+
+def test_dev_runs_the_inspector_with_the_server_command(tmp_path: Path) -> None:
+    # A stand-in npx that shows what it was given, so nothing is downloaded.
+    write_program(tmp_path, "npx", "import json, sys\nprint(json.dumps(sys.argv[1:]))\n")
+    env = {
+        **os.environ,
+        "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": str(ROOT),
+    }
+    done = run_cli("dev", "examples/hello.py", env=env)
+    assert done.returncode == 0, done.stderr
+    serve = [sys.executable, "-m", "transports", "serve", "examples/hello.py"]
+    expected = ["@modelcontextprotocol/inspector", "-e", f"PYTHONPATH={ROOT}", "--", *serve]
+    assert json.loads(done.stdout) == expected
+    assert done.stderr.startswith(f"mcp-core: running {tmp_path / 'npx'} @modelcontextprotocol/")
+    url = "http://127.0.0.1:8000/mcp"
+    assert inspector_argv("npx", url) == [
+        "npx",
+        "@modelcontextprotocol/inspector",
+        "--server-url",
+        url,
+    ]
+
+
+def test_dev_without_node_says_so(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": str(tmp_path)}  # no npx there
+    done = run_cli("dev", "examples/hello.py", env=env)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert "npx is not on PATH" in done.stderr and "Node.js" in done.stderr
+
+
+def test_dev_with_a_missing_file(tmp_path: Path) -> None:
+    write_program(tmp_path, "npx", "raise SystemExit('should not run')\n")
+    env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
+    done = run_cli("dev", shlex.quote("nothere.py"), env=env)
+    assert (done.returncode, done.stderr) == (2, "mcp-core: error: nothere.py: no such file\n")
