@@ -2,7 +2,8 @@
 
     mcp-core serve TARGET                  serve a Server (file.py[:obj] or module:obj) on stdio
                                            (or --transport http [--host] [--port] [--path]
-                                           [--allowed-host NAME ... | --any-host])
+                                           [--allowed-host NAME ... | --any-host]); --reload
+                                           restarts it when a .py file changes
     mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server (URL, TARGET or command)
     mcp-core list SERVER [KIND]            list its tools, resources or prompts
     mcp-core read SERVER URI               read a resource
@@ -183,9 +184,17 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="HTTP: answer to any Host name (turns DNS-rebinding protection off)",
     )
+    parser.add_argument(
+        "--reload",
+        action="store_true",
+        help="HTTP: restart the server whenever a .py file under the target's directory "
+        "changes (for development)",
+    )
 
 
 def _run_serve(args: argparse.Namespace) -> int:
+    if args.reload:
+        return _serve_reloading(args)
     if args.transport == "http":
         return _serve_http(args)
     http_only = [
@@ -206,6 +215,17 @@ def _run_serve(args: argparse.Namespace) -> int:
 
     run_stdio(target.server, backend=args.backend)
     return 0
+
+
+def _serve_reloading(args: argparse.Namespace) -> int:
+    # A stdio client cannot follow a restart: its session and pipes die with the child.
+    if args.transport != "http":
+        _error("--reload only applies to --transport http (a stdio client cannot reconnect)")
+        return 2
+    from .develop import run_reload, watched_directory
+
+    child = [sys.executable, "-m", "transports", *(a for a in args.arguments if a != "--reload")]
+    return run_reload(child, watched_directory(args.target))
 
 
 def _serve_http(args: argparse.Namespace) -> int:
@@ -476,6 +496,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     args.command_line = shlex.join(["mcp-core", *args_list])
+    args.arguments = args_list
     try:
         return handler(args)
     except KeyboardInterrupt:

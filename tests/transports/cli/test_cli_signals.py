@@ -1,11 +1,14 @@
-"""The command line under signals, on real processes: Ctrl-C on ``serve``, SIGTERM on
-``call``. Every wait is bounded; a process a test started is killed if it outlives it."""
+"""The command line under signals and restarts, on real processes: Ctrl-C on
+``serve``, SIGTERM on ``call``, ``serve --reload``. Every wait is bounded; a process
+a test started is stopped if it outlives it."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -37,14 +40,18 @@ INITIALIZE = json.dumps(
 
 @asynccontextmanager
 async def cli(*args: str, **options: Any) -> AsyncIterator[Process]:
-    """``mcp-core ARGS`` in a process of its own; killed on the way out if still running."""
+    """``mcp-core ARGS`` in a process of its own; stopped on the way out if still running."""
     process = await anyio.open_process([sys.executable, "-m", "transports", *args], **options)
     try:
         yield process
     finally:
-        if process.returncode is None:
-            process.kill()
         with anyio.CancelScope(shield=True):
+            if process.returncode is None:
+                process.terminate()  # a reloading parent stops its child first
+                with anyio.move_on_after(LIMIT * 2):
+                    await process.wait()
+            if process.returncode is None:
+                process.kill()
             await process.wait()
             await process.aclose()
 
@@ -146,3 +153,83 @@ async def test_sigterm_on_call_stops_a_server_that_ignores_stdin_and_sigterm(
             if alive(server_pid):  # the test failed; do not leave it behind
                 os.kill(server_pid, signal.SIGKILL)
     assert process.returncode == 128 + signal.SIGTERM
+
+
+# --- serve --reload -----------------------------------------------------------------------
+
+ONE_TOOL = """
+from mcp_core import Server
+
+server = Server("growing", "1")
+
+
+@server.tool
+def first() -> str:
+    return "1"
+"""
+
+TWO_TOOLS = (
+    ONE_TOOL
+    + """
+
+@server.tool
+def second() -> str:
+    return "2"
+"""
+)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+async def tool_names(url: str) -> list[str]:
+    done = await anyio.run_process(
+        [sys.executable, "-m", "transports", "list", url, "--json", "--timeout", "10"],
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return [tool["name"] for tool in json.loads(done.stdout)["tools"]]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_reload_restarts_the_server_when_its_file_changes(
+    anyio_backend: str, tmp_path: Path
+) -> None:
+    server = tmp_path / "growing.py"
+    server.write_text(ONE_TOOL, encoding="utf-8")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    args = ["serve", str(server), "--transport", "http", "--port", str(port), "--reload"]
+    async with cli(*args, cwd=tmp_path, stdin=subprocess.DEVNULL) as process:
+        assert process.stderr is not None
+        with anyio.fail_after(LIMIT * 4):
+            seen = await read_until(process.stderr, b"mcp-core: serving growing")
+            assert b"watching " in seen
+            assert await tool_names(url) == ["first"]
+            server.write_text(TWO_TOOLS, encoding="utf-8")
+            later = os.stat(server).st_mtime_ns + 2_000_000_000  # a coarse clock sees it too
+            os.utime(server, ns=(later, later))
+            seen = await read_until(process.stderr, b"mcp-core: serving growing")
+            assert b"growing.py changed; restarting" in seen
+            assert await tool_names(url) == ["first", "second"]
+            process.send_signal(signal.SIGINT)
+            await process.wait()
+            rest = await read_rest(process.stderr)
+    assert process.returncode == 130, rest
+    assert b"Traceback" not in rest
+
+
+def test_reload_needs_http(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "transports", "serve", str(EXAMPLES / "hello.py"), "--reload"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "--reload only applies to --transport http" in done.stderr
