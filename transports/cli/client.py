@@ -1,15 +1,13 @@
-"""``mcp-core call`` and ``mcp-core list``: talk to a server from the shell.
+"""``mcp-core call``, ``list``, ``read`` and ``prompt``: talk to a server from the shell.
 
-SERVER is the http(s) URL of a server's MCP endpoint (streamable HTTP, either era,
-or the deprecated HTTP+SSE transport, found on its own), or a command line, quoted as
-one argument and split the way a POSIX shell would (``"python server.py --flag"``).
-The command runs with our whole environment and working directory, as it would if
-typed at the prompt, and its stderr is ours. ``--header "Name: value"`` adds a header
-to every HTTP request (``Authorization``...).
+SERVER is a URL, a TARGET or a command line (see `transports.cli.connect`, which
+also shuts a spawned server down on every way out, signals included).
 
-Output is for people by default and JSON with ``--json``. Exit statuses: 0 done;
-1 the tool failed (``isError``), the server answered with an error, or it could not
-be started or reached; 2 the command line was wrong.
+Output is for people by default and JSON with ``--json``. While a tool runs,
+``call`` shows its progress and log messages on stderr (`transports.cli.feedback`).
+Exit statuses: 0 done; 1 the tool failed (``isError``), the server answered with an
+error, or it could not be started or reached; 2 the command line was wrong; 128 + N
+signal N arrived (130 for Ctrl-C, 143 for SIGTERM).
 """
 
 from __future__ import annotations
@@ -18,97 +16,49 @@ import argparse
 import base64
 import binascii
 import json
-import os
-import shlex
 import sys
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Final, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
-import anyio
 import msgspec
 from msgspec import UnsetType
 
-from mcp_core import McpError
 from mcp_core.types import (
     AudioContent,
     CallToolResult,
     ContentBlock,
+    GetPromptResult,
     ImageContent,
+    ReadResourceResult,
     Resource,
+    ResourceContents,
     ResourceLink,
     TextContent,
 )
 
 from ..client import Client
-from ..driver import ConnectionClosed
-from ..http.client import HttpError, HttpStatusError, connect_http
-from ..stdio import connect_stdio
+from .connect import UsageError, error, run_session
+from .feedback import Feedback
 
 __all__ = [
-    "UsageError",
     "describe_block",
-    "is_url",
+    "describe_contents",
+    "fetch_listing",
     "list_lines",
     "parse_arguments",
-    "parse_headers",
+    "parse_prompt_arguments",
+    "pretty",
     "render_call",
+    "render_prompt",
+    "render_read",
     "run_call",
     "run_list",
-    "server_argv",
+    "run_prompt",
+    "run_read",
 ]
-
-_T = TypeVar("_T")
-
-_URL_SCHEMES: Final = ("http://", "https://")
-
-
-class UsageError(Exception):
-    """The command line is wrong; exit status 2."""
-
-
-def _error(message: str) -> None:
-    print(f"mcp-core: error: {message}", file=sys.stderr)
 
 
 # --- reading the command line -------------------------------------------------------------
-
-
-def is_url(server: str) -> bool:
-    """Whether SERVER names an HTTP(S) endpoint rather than a command."""
-    return server.lower().startswith(_URL_SCHEMES)
-
-
-def server_argv(server: str) -> list[str]:
-    """The argv of the server command ``server``.
-
-    Raises:
-        UsageError: an empty or badly quoted command.
-    """
-    try:
-        argv = shlex.split(server)
-    except ValueError as exc:
-        raise UsageError(f"cannot split the server command {server!r}: {exc}") from None
-    if not argv:
-        raise UsageError("the server command is empty")
-    return argv
-
-
-def parse_headers(lines: Sequence[str]) -> dict[str, str]:
-    """``--header "Name: value"`` options as a mapping.
-
-    Raises:
-        UsageError: a header without a name, or without ``:``.
-    """
-    headers: dict[str, str] = {}
-    for line in lines:
-        name, colon, value = line.partition(":")
-        name = name.strip()
-        if not colon or not name or any(c in name for c in " \t\r\n"):
-            raise UsageError(f"--header takes 'Name: value', not {line!r}")
-        if "\r" in value or "\n" in value:
-            raise UsageError(f"the value of --header {name} must be one line")
-        headers[name] = value.strip()
-    return headers
 
 
 def _value(text: str) -> Any:
@@ -116,6 +66,22 @@ def _value(text: str) -> Any:
         return json.loads(text)
     except ValueError:
         return text
+
+
+def parse_prompt_arguments(pairs: Sequence[str]) -> dict[str, str]:
+    """A prompt's arguments from ``--arg key=value`` pairs; prompt arguments are
+    strings, so every value is the text as typed.
+
+    Raises:
+        UsageError: a pair without ``=``.
+    """
+    arguments: dict[str, str] = {}
+    for pair in pairs:
+        key, equals, value = pair.partition("=")
+        if not equals or not key:
+            raise UsageError(f"--arg takes key=value, not {pair!r}")
+        arguments[key] = value
+    return arguments
 
 
 def parse_arguments(json_objects: Sequence[str], pairs: Sequence[str]) -> dict[str, Any]:
@@ -158,6 +124,15 @@ def _mime(value: str | UnsetType, default: str) -> str:
     return default if isinstance(value, UnsetType) else value
 
 
+def describe_contents(contents: ResourceContents) -> str:
+    """Resource contents as text: the text as is, binary contents as a one-line summary."""
+    if not isinstance(contents.text, UnsetType):
+        return contents.text
+    assert not isinstance(contents.blob, UnsetType)
+    kind = _mime(contents.mime_type, "binary")
+    return f"[binary {contents.uri}, {kind}, {_size(contents.blob)} bytes]"
+
+
 def describe_block(block: ContentBlock) -> str:
     """One content block as text: text as is, anything else as a one-line summary."""
     if isinstance(block, TextContent):
@@ -178,7 +153,7 @@ def describe_block(block: ContentBlock) -> str:
     return f"[resource {contents.uri}, {kind}, {size} bytes]"
 
 
-def _pretty(value: Any) -> str:
+def pretty(value: Any) -> str:
     return msgspec.json.format(msgspec.json.encode(value), indent=2).decode()
 
 
@@ -192,7 +167,21 @@ def render_call(result: CallToolResult) -> str:
     lines = [describe_block(block).removesuffix("\n") for block in result.content]
     has_text = any(isinstance(block, TextContent) for block in result.content)
     if not has_text and not isinstance(result.structured_content, UnsetType):
-        lines.append(_pretty(result.structured_content))
+        lines.append(pretty(result.structured_content))
+    return "\n".join(lines)
+
+
+def render_read(result: ReadResourceResult) -> str:
+    """Read resource contents for people: each one's text, or a summary of binary data."""
+    return "\n".join(describe_contents(c).removesuffix("\n") for c in result.contents)
+
+
+def render_prompt(result: GetPromptResult) -> str:
+    """A prompt for people: each message as ``role: content``."""
+    lines = []
+    for message in result.messages:
+        text = describe_block(message.content).removesuffix("\n")
+        lines.append(f"{message.role}: {text}")
     return "\n".join(lines)
 
 
@@ -227,59 +216,7 @@ def list_lines(kind: str, listing: dict[str, list[Any]]) -> list[str]:
     return _columns([(item.name, _first_line(item.description)) for item in listing[kind]])
 
 
-# --- talking to the server ----------------------------------------------------------------
-
-
-def _client(args: argparse.Namespace) -> Client:
-    """The client SERVER names.
-
-    Raises:
-        UsageError: a bad URL, command or header.
-    """
-    server: str = args.server
-    headers = parse_headers(args.header or [])
-    if is_url(server):
-        try:
-            return connect_http(server, headers=headers, timeout=args.timeout)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-    if headers:
-        raise UsageError("--header only applies to an http:// or https:// SERVER")
-    return connect_stdio(server_argv(server), env=os.environ, timeout=args.timeout)
-
-
-def _connect(
-    args: argparse.Namespace, work: Callable[[Client], Awaitable[_T]]
-) -> tuple[int, _T | None]:
-    try:
-        client = _client(args)
-    except UsageError as exc:
-        _error(str(exc))
-        return 2, None
-
-    async def main() -> _T:
-        async with client:
-            return await work(client)
-
-    server: str = args.server
-    try:
-        return 0, anyio.run(main)
-    except McpError as exc:
-        print(f"error {exc.code}: {exc.message}", file=sys.stderr)
-    except TimeoutError as exc:  # before OSError, its base class
-        _error(f"no answer in time ({exc})" if str(exc) else "no answer in time")
-    except (FileNotFoundError, PermissionError) as exc:
-        _error(f"cannot start the server {server!r}: {exc.strerror or exc}")
-    except HttpStatusError as exc:
-        _error(f"the server refused: {exc}")
-    except HttpError as exc:
-        _error(f"cannot talk to {server}: {exc}")
-    except ConnectionClosed as exc:
-        where = "" if is_url(server) else "; see its messages above"
-        _error(f"the server went away ({exc}){where}")
-    except OSError as exc:
-        _error(f"talking to the server failed: {exc}")
-    return 1, None
+# --- the commands -------------------------------------------------------------------------
 
 
 def run_call(args: argparse.Namespace) -> int:
@@ -287,18 +224,26 @@ def run_call(args: argparse.Namespace) -> int:
     try:
         arguments = parse_arguments(args.json_args or [], args.arg or [])
     except UsageError as exc:
-        _error(str(exc))
+        error(str(exc))
         return 2
+    feedback = Feedback(sys.stderr)
 
     async def call(client: Client) -> CallToolResult:
-        return await client.call_tool(args.tool, arguments)
+        if args.log_level != "off" and not isinstance(
+            client.server_capabilities.logging, UnsetType
+        ):
+            await client.set_logging_level(args.log_level)
+        try:
+            return await client.call_tool(args.tool, arguments, on_progress=feedback.progress)
+        finally:
+            feedback.close()
 
-    status, result = _connect(args, call)
+    status, result = run_session(args, call, on_log=feedback.log)
     if result is None:
         return status
     failed = result.is_error is True
-    if args.json_output:
-        print(_pretty(result))
+    if args.json:
+        print(pretty(result))
     else:
         text = render_call(result)
         if text:
@@ -306,7 +251,10 @@ def run_call(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-async def _fetch(client: Client, kind: str) -> dict[str, list[Any]]:
+async def fetch_listing(client: Client, kind: str) -> dict[str, list[Any]]:
+    """Every item of ``kind`` ("tools", "resources", "prompts") the server offers, by
+    result field (resources come with ``resourceTemplates``); none if it does not
+    declare the capability."""
     capabilities = client.server_capabilities
     if kind == "tools":
         offered = not isinstance(capabilities.tools, UnsetType)
@@ -326,17 +274,54 @@ def run_list(args: argparse.Namespace) -> int:
     """``mcp-core list SERVER [KIND]``: list a server's tools, resources or prompts."""
 
     async def fetch(client: Client) -> dict[str, list[Any]]:
-        return await _fetch(client, args.kind)
+        return await fetch_listing(client, args.kind)
 
-    status, listing = _connect(args, fetch)
+    status, listing = run_session(args, fetch)
     if listing is None:
         return status
     if args.json:
-        print(_pretty(listing))
+        print(pretty(listing))
         return 0
     lines = list_lines(args.kind, listing)
     if lines:
         print("\n".join(lines))
     else:
         print(f"(the server offers no {args.kind})", file=sys.stderr)
+    return 0
+
+
+def run_read(args: argparse.Namespace) -> int:
+    """``mcp-core read SERVER URI``: read one resource and print its contents."""
+
+    async def read(client: Client) -> ReadResourceResult:
+        return await client.read_resource(args.uri)
+
+    status, result = run_session(args, read)
+    if result is None:
+        return status
+    if args.json:
+        print(pretty(result))
+    elif text := render_read(result):
+        print(text)
+    return 0
+
+
+def run_prompt(args: argparse.Namespace) -> int:
+    """``mcp-core prompt SERVER NAME``: get a prompt, its arguments filled in, and print it."""
+    try:
+        arguments = parse_prompt_arguments(args.arg or [])
+    except UsageError as exc:
+        error(str(exc))
+        return 2
+
+    async def get(client: Client) -> GetPromptResult:
+        return await client.get_prompt(args.name, arguments)
+
+    status, result = run_session(args, get)
+    if result is None:
+        return status
+    if args.json:
+        print(pretty(result))
+    elif text := render_prompt(result):
+        print(text)
     return 0

@@ -2,9 +2,14 @@
 
     mcp-core serve TARGET                  serve a Server (file.py[:obj] or module:obj) on stdio
                                            (or --transport http [--host] [--port] [--path]
-                                           [--allowed-host NAME ... | --any-host])
-    mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server (URL or command), print it
+                                           [--allowed-host NAME ... | --any-host]); --reload
+                                           restarts it when a .py file changes
+    mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server (URL, TARGET or command)
     mcp-core list SERVER [KIND]            list its tools, resources or prompts
+    mcp-core read SERVER URI               read a resource
+    mcp-core prompt SERVER NAME [--arg k=v] get a prompt
+    mcp-core inspect SERVER                everything the server offers, schemas included
+    mcp-core dev SERVER                    open the server in the MCP Inspector (needs npx)
     mcp-core config TARGET                 the mcpServers entry desktop clients take
     mcp-core bench                         run the benchmarks
 
@@ -14,7 +19,8 @@ what they need when they run, so ``mcp-core --version`` loads nothing heavy.
 
 Exit statuses: 0 done; 1 something failed (the tool, the server, loading the
 target); 2 the command line asked for something impossible (a usage error, a target
-that names no Server, a transport that is not available yet); 130 interrupted.
+that names no Server, a transport that is not available yet); 130 interrupted
+(Ctrl-C); 128 + N ended by signal N (143: SIGTERM), once a spawned server is down.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_core import __version__
+from mcp_core.session import LOG_LEVELS
 
 if TYPE_CHECKING:
     from .targets import Target
@@ -177,9 +184,17 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="HTTP: answer to any Host name (turns DNS-rebinding protection off)",
     )
+    parser.add_argument(
+        "--reload",
+        action="store_true",
+        help="HTTP: restart the server whenever a .py file under the target's directory "
+        "changes (for development)",
+    )
 
 
 def _run_serve(args: argparse.Namespace) -> int:
+    if args.reload:
+        return _serve_reloading(args)
     if args.transport == "http":
         return _serve_http(args)
     http_only = [
@@ -200,6 +215,17 @@ def _run_serve(args: argparse.Namespace) -> int:
 
     run_stdio(target.server, backend=args.backend)
     return 0
+
+
+def _serve_reloading(args: argparse.Namespace) -> int:
+    # A stdio client cannot follow a restart: its session and pipes die with the child.
+    if args.transport != "http":
+        _error("--reload only applies to --transport http (a stdio client cannot reconnect)")
+        return 2
+    from .develop import run_reload, watched_directory
+
+    child = [sys.executable, "-m", "transports", *(a for a in args.arguments if a != "--reload")]
+    return run_reload(child, watched_directory(args.target))
 
 
 def _serve_http(args: argparse.Namespace) -> int:
@@ -273,42 +299,25 @@ def _run_config(args: argparse.Namespace) -> int:
 
 _SERVER_HELP = (
     "the server: the http(s) URL of its MCP endpoint (e.g. http://127.0.0.1:8000/mcp), "
-    'or the command that starts it, quoted as one argument (e.g. "python server.py"), '
-    "which gets our environment"
+    "a TARGET as serve takes it (server.py, server.py:obj, module:obj), run with this "
+    'Python, or the command that starts it, quoted as one argument (e.g. "python '
+    'server.py"; python means this Python), which gets our environment'
 )
 _HEADER_HELP = "an HTTP header for every request, e.g. 'Authorization: Bearer T' (repeatable)"
 _TIMEOUT_HELP = "give up after this many seconds (default: wait)"
 _LIST_KINDS = ("tools", "resources", "prompts")
 
 
-class _JsonOption(argparse.Action):
-    """``--json ARGS`` gives the tool's arguments; a bare ``--json`` asks for JSON output."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        if values is None:
-            namespace.json_output = True
-        else:
-            namespace.json_args = [*(namespace.json_args or []), values]
+def _add_connection(parser: argparse.ArgumentParser, json_help: str) -> None:
+    """The options of every command that talks to a SERVER."""
+    parser.add_argument("--json", action="store_true", help=json_help)
+    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
+    parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
 
 
 def _configure_call(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
     parser.add_argument("tool", metavar="TOOL", help="the tool's name")
-    parser.add_argument(
-        "--json",
-        dest="json_args",
-        nargs="?",
-        action=_JsonOption,
-        metavar="ARGS",
-        help="with a JSON object: the tool's arguments (repeatable, merged before --arg); "
-        "alone: print the whole result as JSON",
-    )
     parser.add_argument(
         "--arg",
         action="append",
@@ -316,9 +325,20 @@ def _configure_call(parser: argparse.ArgumentParser) -> None:
         help="one argument (repeatable); VALUE is JSON if it parses (3, true, [1], "
         '{"a": 1}, "quoted"), else the text as typed',
     )
-    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
-    parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
-    parser.set_defaults(json_output=False)
+    parser.add_argument(
+        "--json-args",
+        action="append",
+        metavar="OBJECT",
+        help="the tool's arguments as a JSON object (repeatable, merged before --arg)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=(*LOG_LEVELS, "off"),
+        default="info",
+        help="show the server's log messages of this level and above on stderr while the "
+        "tool runs (default info; off: ask for none)",
+    )
+    _add_connection(parser, "print the whole result as JSON")
 
 
 def _run_call(args: argparse.Namespace) -> int:
@@ -332,15 +352,64 @@ def _configure_list(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "kind", nargs="?", choices=_LIST_KINDS, default="tools", help="what to list (default tools)"
     )
-    parser.add_argument("--json", action="store_true", help="print the whole list as JSON")
-    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
-    parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
+    _add_connection(parser, "print the whole list as JSON")
 
 
 def _run_list(args: argparse.Namespace) -> int:
     from .client import run_list
 
     return run_list(args)
+
+
+def _configure_read(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    parser.add_argument("uri", metavar="URI", help="the resource's URI")
+    _add_connection(parser, "print the whole result (base64 for binary contents) as JSON")
+
+
+def _run_read(args: argparse.Namespace) -> int:
+    from .client import run_read
+
+    return run_read(args)
+
+
+def _configure_prompt(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    parser.add_argument("name", metavar="NAME", help="the prompt's name")
+    parser.add_argument(
+        "--arg",
+        action="append",
+        metavar="KEY=VALUE",
+        help="one argument (repeatable); prompt arguments are text, taken as typed",
+    )
+    _add_connection(parser, "print the whole result as JSON")
+
+
+def _run_prompt(args: argparse.Namespace) -> int:
+    from .client import run_prompt
+
+    return run_prompt(args)
+
+
+def _configure_inspect(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    _add_connection(parser, "print it all as one JSON object")
+
+
+def _run_inspect(args: argparse.Namespace) -> int:
+    from .inspection import run_inspect
+
+    return run_inspect(args)
+
+
+def _configure_dev(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+
+
+def _run_dev(args: argparse.Namespace) -> int:
+    from .develop import run_dev
+
+    return run_dev(args.server)
 
 
 COMMANDS: list[Command] = [
@@ -361,6 +430,31 @@ COMMANDS: list[Command] = [
         help="list the tools, resources or prompts of a server",
         configure=_configure_list,
         handler=_run_list,
+    ),
+    Command(
+        name="read",
+        help="read a resource of a server and print its contents",
+        configure=_configure_read,
+        handler=_run_read,
+    ),
+    Command(
+        name="prompt",
+        help="get a prompt of a server, its arguments filled in, and print its messages",
+        configure=_configure_prompt,
+        handler=_run_prompt,
+    ),
+    Command(
+        name="inspect",
+        help="show everything a server offers: capabilities, tools with their schemas, "
+        "resources, templates, prompts",
+        configure=_configure_inspect,
+        handler=_run_inspect,
+    ),
+    Command(
+        name="dev",
+        help="open a server in the MCP Inspector (npx @modelcontextprotocol/inspector)",
+        configure=_configure_dev,
+        handler=_run_dev,
     ),
     Command(
         name="config",
@@ -402,10 +496,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     args.command_line = shlex.join(["mcp-core", *args_list])
+    args.arguments = args_list
     try:
         return handler(args)
     except KeyboardInterrupt:
         return 130
+    except BaseExceptionGroup as group:
+        # Trio delivers Ctrl-C inside the task groups that were running, wrapped.
+        _, rest = group.split(KeyboardInterrupt)
+        if rest is None:
+            return 130
+        raise
 
 
 if __name__ == "__main__":

@@ -36,7 +36,14 @@ from typing import Final
 
 from mcp_core import Server
 
-__all__ = ["PREFERRED_NAMES", "Target", "TargetError", "load_target"]
+__all__ = [
+    "PREFERRED_NAMES",
+    "Target",
+    "TargetError",
+    "is_target",
+    "load_target",
+    "target_file",
+]
 
 PREFERRED_NAMES: Final = ("server", "app", "mcp")
 """Attribute names that settle which Server to use when a module holds several."""
@@ -77,6 +84,36 @@ def _split(target: str) -> tuple[str, str | None]:
 
 def _is_file(location: str) -> bool:
     return location.endswith(".py") or "/" in location or os.sep in location
+
+
+def is_target(text: str) -> bool:
+    """Whether ``text`` reads as a TARGET rather than a command line to run.
+
+    A TARGET is one word: ``file.py``, ``file.py:obj`` or ``module:obj`` (an existing
+    ``.py`` file whose name has spaces counts too). ``module`` alone, without an
+    attribute, reads as a command (``my-server``), as do ``python app.py`` and
+    anything else with a space.
+    """
+    if text.endswith(".py") and Path(text).is_file():
+        return True
+    if not text or any(c.isspace() for c in text):
+        return False
+    try:
+        location, attribute = _split(text)
+    except TargetError:
+        return False
+    if location.endswith(".py"):
+        return True
+    return attribute is not None and all(part.isidentifier() for part in location.split("."))
+
+
+def target_file(target: str) -> str | None:
+    """The file a TARGET names, or None for a module."""
+    try:
+        location, _ = _split(target)
+    except TargetError:
+        return None
+    return location if _is_file(location) else None
 
 
 def _module_name_for(path: Path) -> str:

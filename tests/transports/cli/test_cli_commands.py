@@ -36,7 +36,8 @@ from mcp_core.types import (
     TextResourceContents,
 )
 from transports.cli import main
-from transports.cli.client import UsageError, describe_block, parse_arguments, render_call
+from transports.cli.client import describe_block, parse_arguments, render_call
+from transports.cli.connect import UsageError
 from transports.cli.targets import TargetError, load_target
 from transports.stdio import connect_stdio
 
@@ -215,13 +216,13 @@ def test_call_outputs(capsys: pytest.CaptureFixture[str]) -> None:
         "[image image/png, 70 bytes]\n",
         "",
     )
-    # --arg overrides --json; structured output is printed as JSON.
+    # --arg overrides --json-args; structured output is printed as JSON.
     status, out, err = run_main(
         capsys,
         "call",
         example("weather"),
         "getCurrentWeather",
-        "--json",
+        "--json-args",
         '{"city": "Oslo", "country": "NO"}',
         "--arg",
         "city=Paris",
@@ -295,8 +296,8 @@ def test_files_example_reads_under_its_root(
     [
         (["call", "", "t"], 2, "the server command is empty"),
         (["call", "'open", "t"], 2, "No closing quotation"),
-        (["call", "server", "t", "--json", "[1]"], 2, "JSON object"),
-        (["call", "server", "t", "--json", "{"], 2, "not valid JSON"),
+        (["call", "server", "t", "--json-args", "[1]"], 2, "JSON object"),
+        (["call", "server", "t", "--json-args", "{"], 2, "not valid JSON"),
         (["call", "server", "t", "--arg", "novalue"], 2, "key=value"),
         (["call", "no-such-command-for-mcp-core", "t"], 1, "cannot start the server"),
         (["call", f"{shlex.quote(sys.executable)} -c pass", "t"], 1, "the server went away"),
@@ -501,7 +502,7 @@ def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])
     out = capsys.readouterr().out
-    for name in ("serve", "call", "list", "config", "bench"):
+    for name in ("serve", "call", "list", "read", "prompt", "inspect", "dev", "config", "bench"):
         assert name in out
 
 
