@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_core import __version__
+from mcp_core.server import LifespanError
 from mcp_core.session import LOG_LEVELS
 
 if TYPE_CHECKING:
@@ -501,11 +502,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except KeyboardInterrupt:
         return 130
+    except LifespanError as exc:
+        print(f"mcp-core: {exc}", file=sys.stderr)
+        return 1
     except BaseExceptionGroup as group:
         # Trio delivers Ctrl-C inside the task groups that were running, wrapped.
         _, rest = group.split(KeyboardInterrupt)
         if rest is None:
             return 130
+        failed, _ = group.split(LifespanError)
+        if failed is not None:
+            print(f"mcp-core: {failed.exceptions[0]}", file=sys.stderr)
+            return 1
         raise
 
 
