@@ -9,6 +9,13 @@ from typing import Any
 
 import anyio
 import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Mount, Route
+
+from mcp_core import Server
+from transports.http.asgi import AsgiApp, asgi_app
 
 
 class _Uvicorn(uvicorn.Server):
@@ -38,3 +45,22 @@ async def uvicorn_serving(app: Any) -> AsyncIterator[int]:
             finally:
                 server.should_exit = True
         assert server.started
+
+
+async def health(request: Request) -> PlainTextResponse:
+    return PlainTextResponse("ok")
+
+
+def starlette_app(mcp: AsgiApp) -> Starlette:
+    """The MCP app mounted under /api beside a route of the outer app; Starlette
+    does not pass lifespan events to mounted apps, so its lifespan runs ours."""
+    return Starlette(
+        routes=[Route("/health", health), Mount("/api", app=mcp)],
+        lifespan=lambda app: mcp.running(),
+    )
+
+
+@contextlib.asynccontextmanager
+async def mounted(server: Server) -> AsyncIterator[int]:
+    async with uvicorn_serving(starlette_app(asgi_app(server))) as port:
+        yield port

@@ -4,7 +4,8 @@ and the JSON-RPC bodies the tests send. Every wait is bounded by LIMIT."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any, Final
 
 import anyio
@@ -12,6 +13,7 @@ import h11
 
 from mcp_core import Context, Server
 from mcp_core.wire import ServerSentEvent, SSEParser
+from transports.http.server import HttpTimeouts, serve_http
 
 LIMIT: Final = 5.0
 MODERN: Final = "2026-07-28"
@@ -204,3 +206,17 @@ def modern_headers(method: str, name: str | None = None) -> dict[str, str]:
     if name is not None:
         headers["mcp_name"] = name
     return headers
+
+
+@asynccontextmanager
+async def running(server: Server, timeouts: HttpTimeouts | None = None) -> AsyncIterator[int]:
+    async with anyio.create_task_group() as tg:
+        port = await tg.start(
+            lambda task_status: serve_http(
+                server, port=0, timeouts=timeouts or HttpTimeouts(), task_status=task_status
+            )
+        )
+        try:
+            yield port
+        finally:
+            tg.cancel_scope.cancel()

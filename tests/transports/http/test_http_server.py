@@ -1,4 +1,6 @@
-"""The HTTP server over real loopback sockets, on asyncio and trio.
+"""The h11 HTTP server over real loopback sockets, on asyncio and trio: what only
+it does (keep-alive, timeouts, malformed requests, its own sessions and streams);
+what every adapter does is test_http_adapters.py.
 
 Requests are written with h11's client side (raw HTTP/1.1 bytes on a TCP
 stream) and answers are read back the same way; SSE bodies go through
@@ -10,8 +12,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import anyio
 import pytest
@@ -22,10 +22,10 @@ from http_helpers import (
     RawClient,
     call,
     data,
-    initialize,
     make_server,
     modern_headers,
     open_session,
+    running,
 )
 
 from mcp_core import Context, Server
@@ -35,46 +35,7 @@ from transports.http.server import HttpTimeouts, serve_http
 pytestmark = pytest.mark.anyio
 
 
-@asynccontextmanager
-async def running(server: Server, timeouts: HttpTimeouts | None = None) -> AsyncIterator[int]:
-    async with anyio.create_task_group() as tg:
-        port = await tg.start(
-            lambda task_status: serve_http(
-                server, port=0, timeouts=timeouts or HttpTimeouts(), task_status=task_status
-            )
-        )
-        try:
-            yield port
-        finally:
-            tg.cancel_scope.cancel()
-
-
 # --- the legacy era ----------------------------------------------------------------------------
-
-
-async def test_initialize_then_a_json_answer_on_a_2025_06_18_session() -> None:
-    async with running(make_server(Gates())) as port, RawClient(port) as client:
-        session_id = await open_session(client, "2025-06-18")
-        await client.send("POST", call("echo", {"text": "hi"}), mcp_session_id=session_id)
-        answer = await client.answer()
-        assert answer.status == 200 and answer.headers["content-type"] == "application/json"
-        assert answer.json()["result"]["content"][0]["text"] == "hi"
-
-
-async def test_a_2025_11_25_session_answers_on_sse_after_a_priming_event() -> None:
-    async with running(make_server(Gates())) as port, RawClient(port) as client:
-        session_id = await open_session(client)
-        await client.send("POST", call("echo", {"text": "hi"}), mcp_session_id=session_id)
-        head = await client.head()
-        assert head.status == 200
-        assert head.headers["content-type"] == "text/event-stream"
-        assert head.headers["cache-control"] == "no-cache"
-        assert head.headers["x-accel-buffering"] == "no"
-        events = await client.events()  # to the end of the stream
-        assert events[0].data == "" and events[0].id and events[0].retry is not None
-        (response,) = data(events)
-        assert response["id"] == 1 and response["result"]["content"][0]["text"] == "hi"
-        assert len({e.id for e in events}) == len(events)
 
 
 async def test_progress_and_logs_come_on_the_requests_stream_before_the_response() -> None:
@@ -89,30 +50,6 @@ async def test_progress_and_logs_come_on_the_requests_stream_before_the_response
         assert methods == ["notifications/progress", "notifications/message", 4]
 
 
-async def test_the_get_stream_receives_a_list_changed_notification() -> None:
-    server = make_server(Gates())
-    async with running(server) as port, RawClient(port) as client, RawClient(port) as get:
-        session_id = await open_session(client)
-        await get.send("GET", mcp_session_id=session_id)
-        head = await get.head()
-        assert head.status == 200 and head.headers["content-type"] == "text/event-stream"
-        (priming,) = await get.events(lambda events: bool(events))
-        assert priming.data == ""
-        server.add_tool(lambda: "new", name="added")
-        events = await get.events(lambda events: bool(events))
-        assert data(events) == [{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}]
-
-
-async def test_delete_ends_the_session_then_404() -> None:
-    async with running(make_server(Gates())) as port, RawClient(port) as client:
-        session_id = await open_session(client)
-        await client.send("DELETE", mcp_session_id=session_id)
-        assert (await client.answer()).status == 200
-        await client.send("POST", call("echo", {"text": "x"}), mcp_session_id=session_id)
-        answer = await client.answer()
-        assert answer.status == 404 and answer.json()["id"] is None
-
-
 async def test_a_refused_initialize_leaves_no_session() -> None:
     async with running(make_server(Gates())) as port, RawClient(port) as client:
         await client.send("POST", {"jsonrpc": "2.0", "id": 0, "method": "initialize"})
@@ -123,50 +60,7 @@ async def test_a_refused_initialize_leaves_no_session() -> None:
         assert (await client.answer()).status == 404
 
 
-async def test_a_bad_origin_gets_403() -> None:
-    async with running(make_server(Gates())) as port, RawClient(port) as client:
-        await client.send("POST", initialize(), origin="http://evil.example.com")
-        answer = await client.answer()
-        assert answer.status == 403 and "error" in answer.json()
-        # The connection stays usable.
-        await client.send("POST", initialize())
-        assert (await client.answer()).status == 200
-
-
-async def test_a_dropped_stream_is_resumed_with_last_event_id() -> None:
-    # 2025-11-25 "Resumability and Redelivery": the client reconnects with GET and
-    # Last-Event-ID and gets the response on the resumed stream.
-    gates = Gates()
-    async with running(make_server(gates)) as port:
-        async with RawClient(port) as client:
-            session_id = await open_session(client)
-            await client.send("POST", call("hang", {}, id=8), mcp_session_id=session_id)
-            await client.head()
-            (priming,) = await client.events(lambda events: bool(events))
-            with anyio.fail_after(LIMIT):
-                await gates.started.wait()
-        # Disconnected: not a cancellation in this era.
-        gates.release.set()
-        async with RawClient(port) as again:
-            await again.send("GET", mcp_session_id=session_id, last_event_id=priming.id or "")
-            assert (await again.head()).status == 200
-            (response,) = data(await again.events())
-            assert response["id"] == 8
-            assert response["result"]["content"] == [{"type": "text", "text": "released"}]
-        assert not gates.cancelled.is_set()
-
-
 # --- the modern era ----------------------------------------------------------------------------
-
-
-async def test_a_modern_request_needs_no_session() -> None:
-    async with running(make_server(Gates())) as port, RawClient(port) as client:
-        request = call("echo", {"text": "now"}, id=3, _meta=META)
-        await client.send("POST", request, **modern_headers("tools/call", "echo"))
-        answer = await client.answer()
-        assert answer.status == 200 and "mcp-session-id" not in answer.headers
-        result = answer.json()["result"]
-        assert result["content"][0]["text"] == "now" and result["resultType"] == "complete"
 
 
 async def test_a_modern_header_mismatch_gets_400() -> None:
@@ -244,20 +138,6 @@ async def test_a_legacy_handler_streams_what_it_sends_while_it_runs() -> None:
         gates.release.set()
         assert [m["id"] for m in data(await client.events())] == [9]
         assert not gates.cancelled.is_set()
-
-
-async def test_hanging_up_on_a_modern_stream_cancels_its_handler() -> None:
-    gates = Gates()
-    async with running(_stepping(gates)) as port:
-        async with RawClient(port) as client:
-            request = call("step", {}, id=8, _meta={**META, "progressToken": "p"})
-            await client.send("POST", request, **modern_headers("tools/call", "step"))
-            await client.head()
-            await client.events(lambda events: bool(data(events)))
-            with anyio.fail_after(LIMIT):
-                await gates.started.wait()
-        with anyio.fail_after(LIMIT):
-            await gates.cancelled.wait()
 
 
 async def test_a_client_that_stops_reading_is_cut_off_and_its_request_cancelled() -> None:
