@@ -44,8 +44,9 @@
 #
 # The sessions consult the table only off the hot path: while READY the rows of
 # ordinary requests, notifications and answers are called directly (and in NEW,
-# for a stateless server, the row of ordinary requests); tests/test_lifecycle_table.py
-# checks that those shortcuts are exactly the table's rows.
+# for a stateless server, the row of ordinary requests);
+# tests/core/session/test_lifecycle_table.py checks that those shortcuts are
+# exactly the table's rows.
 
 from __future__ import annotations
 
@@ -393,7 +394,8 @@ def render() -> str:
         "# The session lifecycle",
         "",
         "Generated from `mcp_core/session/lifecycle.py` (`TABLE`) by",
-        "`mcp_core.session.lifecycle.render()`; tests/test_lifecycle_table.py keeps it current.",
+        "`mcp_core.session.lifecycle.render()`;",
+        "tests/core/session/test_lifecycle_table.py keeps it current.",
         "States: NEW, INITIALIZING, READY, CLOSED, ERROR (2025-11-25 basic/lifecycle.mdx).",
         "",
         "## Transitions",

@@ -4,7 +4,7 @@ served by uvicorn, for the official conformance suite.
     python tests/servers/asgi_conformance.py --port N
 
 serves ``http://127.0.0.1:N/mcp`` until interrupted;
-``../shared/conformance/run-server-suite --cmd 'exec python
+``scripts/conformance server --cmd 'exec python
 tests/servers/asgi_conformance.py --port 3001' --suite all --strict
 http://127.0.0.1:3001/mcp`` runs the suite against it.
 """

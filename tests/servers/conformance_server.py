@@ -1,7 +1,7 @@
 """The conformance fixtures server: examples/everything.py on HTTP, port 3001.
 
 examples/everything.py exposes exactly the fixtures of the official suite's server
-scenarios (../shared/conformance/SCENARIOS.md, section 5); this wrapper keeps the
+scenarios (see scripts/README.md); this wrapper keeps the
 command CI runs working:
 
     python tests/servers/conformance_server.py --port N [--host H] [--backend trio]
