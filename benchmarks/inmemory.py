@@ -1,7 +1,7 @@
 """The in-memory layer: ``tools/call`` through the async runtime, client and server
 in one process, on asyncio and on trio.
 
-This is the first layer with an event loop (STYLE.md section 10): a full client
+This is the first layer with an event loop: a full client
 and server, the decorator-defined tool, the handler task per request, and the
 in-memory transport of each implementation. One operation is a burst of calls;
 the figures are divided back to one round trip.

@@ -4,7 +4,7 @@ A layer is a module with a function ``run(settings, progress) -> LayerResult``. 
 is imported only when selected, so a layer may import optional competitors (the
 MCP SDK, FastMCP) at its top and the rest of the command stays fast. Adding a
 layer is one entry in LAYERS and one module; the layers run in the order listed,
-the core without I/O first (STYLE.md section 10).
+the core without I/O first.
 """
 
 from __future__ import annotations

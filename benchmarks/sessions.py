@@ -1,6 +1,6 @@
 """The session layer: ``tools/call`` round trips through a client and a server, no I/O.
 
-This is the core without a transport (STYLE.md section 10): a ClientSession and a
+This is the core without a transport: a ClientSession and a
 ServerSession wired directly to each other, with no event loop, no threads and no
 sockets. One round trip is everything both peers do for one call:
 

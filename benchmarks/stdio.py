@@ -1,7 +1,7 @@
 """The stdio layer: ``tools/call`` round trips to a server in a child process, over
 its stdin and stdout, on asyncio and on trio.
 
-This is the first layer with real I/O (STYLE.md section 10): two processes, two
+This is the first layer with real I/O: two processes, two
 pipes, two event loops, and the encoding and parsing of every message on both
 sides. One operation is a burst of calls; the figures are divided back to one
 round trip.

@@ -1,7 +1,7 @@
 """mcp-core: the Model Context Protocol as sans-IO state machines.
 
 Bytes and messages go in, events and bytes come out; nothing here reads a socket,
-starts a task or looks at a clock. See DESIGN.md for the layers.
+starts a task or looks at a clock. docs/architecture.md maps the packages.
 """
 
 from .http import (

@@ -22,7 +22,7 @@
 # our caller asks, each consulted only when the state is not READY (and, for a
 # stateless server, NEW), whose ordinary rows the sessions call directly.
 #
-# Errors (STYLE.md section 4): a bad *message* from the peer gets an error reply
+# Errors, as h11 splits them: a bad *message* from the peer gets an error reply
 # (when it was a request) and a ProtocolViolation event, and the session carries
 # on. Misuse by our caller raises LocalProtocolError and changes nothing. A broken
 # *channel* (send_failed, receive_failed, or a peer we cannot speak with) puts the
@@ -144,7 +144,7 @@ class BaseSession:
     def __init__(self, limits: Limits = DEFAULT_LIMITS) -> None:
         #: The tables of requests both ways (session/requests.py).
         self._requests = RequestTables(limits)
-        # Everything we send, drained by messages_to_send (STYLE.md section 2).
+        # Everything we send, drained by messages_to_send (as h2's data_to_send).
         self._out: list[Message] = []
         self.limits = limits
         self.state = SessionState.NEW

@@ -33,7 +33,7 @@
 # framing was lost, the client refused the server's protocol version) raises
 # RemoteProtocolError on every receive, queues nothing, refuses every send, and
 # is never left: not even close() leaves it (h11's ERROR, python-hyper/h11
-# docs "Error handling"; STYLE.md section 4).
+# docs "Error handling").
 #
 # The 2026-07-28 era has no lifecycle: a server serves each request on its own
 # (the "serve_stateless" action of NEW, where a stateless server stays), and a
@@ -318,8 +318,8 @@ _LIVE: Final[dict[tuple[str, SessionState, str], Rule]] = {
 
 def _channel_rows() -> dict[tuple[str, SessionState, str], Rule]:
     # The same for both roles in every state, so written once per state:
-    #   - a failed write or lost framing breaks a live session (STYLE.md section 4:
-    #     a broken channel is sticky), and changes nothing once it is over;
+    #   - a failed write or lost framing breaks a live session (a broken
+    #     channel is sticky), and changes nothing once it is over;
     #   - close ends a live session; ERROR stays ERROR (sticky), CLOSED stays CLOSED;
     #   - a closed session drops what arrives and refuses to send; a broken one
     #     raises on both.

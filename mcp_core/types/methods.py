@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 ``METHODS`` is keyed by ``(method, revision)``; a missing key means the method does not exist in
-that revision (STYLE.md section 3). The facts come from each revision's schema.json:
+that revision. The facts come from each revision's schema.json:
 ``ClientRequest``/``ServerRequest``/``ClientNotification``/``ServerNotification`` give method,
 sender and kind, and in 2026-07-28 ``InputRequest`` lists the *input requests*:
 ``sampling/createMessage``, ``elicitation/create`` and ``roots/list`` are no longer JSON-RPC
@@ -14,7 +14,7 @@ the table from the schemas.
 Some methods go both ways (``ping``, ``notifications/cancelled``, and ``tasks/*``), so ``sender``
 may be ``"both"``.
 
-Decoding is two-stage (STYLE.md section 5): the envelope leaves params/result as ``Raw``, then
+Decoding is two-stage: the envelope leaves params/result as ``Raw``, then
 ``params_decoder(spec)`` / ``result_decoder(spec)`` give the typed decoder, built once. A result
 may also be an ``InputRequiredResult`` (2026-07-28, ``spec.input_required``) or a
 ``CreateTaskResult`` (2025-11-25, ``spec.task_augmentable``); ``decode_method_result`` picks.

@@ -1,8 +1,8 @@
 """The layer rule, read from the source: every import in mcp_core is on an allow-list.
 
-mcp_core does no I/O, starts no task and reads no clock (DESIGN.md, "The one rule of
-the layers"). Loading it and looking at ``sys.modules`` cannot prove that: ``time``,
-``os`` and ``socket`` may already be loaded by the interpreter itself. So every
+mcp_core does no I/O, starts no task and reads no clock (docs/architecture.md).
+Loading it and looking at ``sys.modules`` cannot prove that: ``time``, ``os`` and
+``socket`` may already be loaded by the interpreter itself. So every
 ``import`` statement of every module is read with ``ast`` (function bodies and
 ``TYPE_CHECKING`` blocks included) and checked against the list below.
 """

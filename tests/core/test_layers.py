@@ -1,5 +1,5 @@
 """The layer rule, from the adapters' side: transports/ carries messages and never
-spells an MCP method or reaches into mcp_core's private parts (DESIGN.md). The
+spells an MCP method or reaches into mcp_core's private parts (docs/architecture.md). The
 core's own side, every import it makes, is tests/core/test_imports.py (which
 replaced a check of sys.modules that could not see modules the interpreter
 loads itself, such as time)."""
