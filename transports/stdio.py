@@ -71,13 +71,16 @@ def stdio_connector(
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
     stderr: Callable[[bytes], object] | int | None = None,
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_line_bytes: int = DEFAULT_LIMITS.max_message_bytes,
     shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT,
 ) -> Connector:
     """A connector for `Client` that spawns ``argv`` and speaks MCP on its stdio.
 
     See `transports.stdio_process.open_stdio_process` for ``env`` (laid over a short safe
-    list of our variables), ``stderr`` and the shutdown on exit.
+    list of our variables), ``stderr`` and the shutdown on exit. ``max_line_bytes``
+    is by default the largest message a server may send (16 MiB,
+    ``Limits.max_message_bytes``), so that every answer of a server of ours arrives;
+    the server's own cap on what it reads stays 4 MiB (`DEFAULT_MAX_LINE_BYTES`).
     """
 
     @asynccontextmanager

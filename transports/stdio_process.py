@@ -36,7 +36,7 @@ from typing import Final
 import anyio
 from anyio.abc import Process
 
-from mcp_core.wire import DEFAULT_MAX_LINE_BYTES
+from mcp_core.wire import DEFAULT_LIMITS
 
 from .stdio_streams import StdioStream, _Pipe
 
@@ -104,7 +104,7 @@ async def open_stdio_process(
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
     stderr: Callable[[bytes], object] | int | None = None,
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    max_line_bytes: int = DEFAULT_LIMITS.max_message_bytes,
     shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT,
 ) -> AsyncIterator[StdioProcess]:
     """Launch a stdio MCP server and stop it on exit.

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from ..wire.jsonrpc import DEFAULT_LIMITS, Limits
-from ..wire.sse import DEFAULT_MAX_EVENT_BYTES
 from .decisions import Headers
 
 __all__ = [
@@ -45,7 +44,8 @@ class HttpClientConfig:
         max_reconnects: reconnections in a row that may bring no event before a
             stream is given up.
         max_answer_bytes: largest JSON answer read.
-        max_event_bytes: largest SSE event read.
+        max_event_bytes: largest SSE event read; by default the largest answer,
+            as big as a server's message may be (Limits.max_message_bytes).
         limits: message limits for decoding what the server sends.
     """
 
@@ -55,7 +55,7 @@ class HttpClientConfig:
     default_retry: float = 1.0
     max_reconnects: int = 3
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    max_event_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     limits: Limits = DEFAULT_LIMITS
 
 

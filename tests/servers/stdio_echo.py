@@ -32,6 +32,12 @@ async def slow(seconds: float) -> str:
 
 
 @server.tool
+async def big(size: int) -> str:
+    """An answer of ``size`` characters, from a request of a few bytes."""
+    return "x" * size
+
+
+@server.tool
 def die() -> str:
     """Exit the whole server process mid-request."""
     os._exit(7)

@@ -90,6 +90,18 @@ async def test_requests_over_the_cap_are_refused_at_once(anyio_backend: str, era
 
 
 @pytest.mark.anyio
+async def test_an_answer_larger_than_a_request_may_be_arrives(anyio_backend: str) -> None:
+    # A server of ours writes answers up to Limits.max_message_bytes (16 MiB); the
+    # client read lines up to 4 MiB only, so a bigger answer was dropped and its call
+    # waited forever. The client's default cap is now the server's message cap.
+    size = 10 * 1024 * 1024
+    with anyio.fail_after(LIMIT * 4):
+        async with connect_stdio(argv(anyio_backend), env=ENV, stderr=lambda line: None) as client:
+            text = only_text(await client.call_tool("big", {"size": size}))
+    assert len(text) == size
+
+
+@pytest.mark.anyio
 async def test_a_server_dying_mid_request_fails_the_call(anyio_backend: str) -> None:
     with anyio.fail_after(LIMIT * 2):
         async with connect_stdio(argv(anyio_backend), env=ENV, stderr=lambda line: None) as client:
