@@ -107,6 +107,12 @@ SERVER_INFO_KEY: Final = "io.modelcontextprotocol/serverInfo"
 SUBSCRIPTION_ID_KEY: Final = "io.modelcontextprotocol/subscriptionId"
 """Tags every message of a subscriptions/listen stream with the listen request's id."""
 
+MAX_UNREADABLE_IN_A_ROW: Final = 32
+"""Messages from a server that a client cannot read (not JSON, no JSON-RPC shape, no
+id), one after another, before it takes the channel as lost: a few stray lines (a
+server's own print, say) pass; a server writing garbage fails the connection with
+that reason instead of looping until a timeout."""
+
 
 # The states as plain module constants: every message is checked against them, and a
 # global read costs less than an attribute lookup on the Enum class.
@@ -126,6 +132,8 @@ class BaseSession:
 
     #: Which side we are: "client" or "server".
     our_role: str = ""
+    # Messages in a row that could not be read (a client gives up past a bound).
+    _unreadable = 0
     # The lifecycle table's rows for our role, resolved to our methods (see
     # _lifecycle.compile_rules): {state: {kind: (function, next state or None)}}.
     _received_rules: ClassVar[Compiled] = {}
@@ -348,6 +356,7 @@ class BaseSession:
         kind = type(message)
         try:
             if kind is Response:
+                self._unreadable = 0
                 if state is _READY:  # the table's READY row: take_answer
                     return self._on_response(message, now)  # type: ignore[arg-type]
                 return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
@@ -438,6 +447,20 @@ class BaseSession:
         raise NotImplementedError
 
     def _violation(self, exc: RemoteProtocolError, *, reply: bool) -> list[Event]:
+        if reply and exc.request_id is None and self.our_role == "client":
+            # A client answers nothing it cannot read an id of: JSON-RPC 2.0 section 5
+            # has the Server answer a parse error, and a client that did would echo
+            # a server that writes garbage forever. Past MAX_UNREADABLE_IN_A_ROW such
+            # messages the channel is taken as lost, with a reason that says so.
+            self._unreadable += 1
+            if self._unreadable >= MAX_UNREADABLE_IN_A_ROW:
+                reason = (
+                    f"the server wrote {self._unreadable} messages in a row that are not "
+                    f"JSON-RPC (the last: {exc.message})"
+                )
+                self._local(RECEIVE_FAILED, reason)
+                raise RemoteProtocolError(reason, exc.code)
+            reply = False
         if reply:
             # Requests are admitted as in flight only after every check has passed,
             # so a refused request was never in flight; an earlier request with the
