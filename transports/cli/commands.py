@@ -305,7 +305,7 @@ _SERVER_HELP = (
     'server.py"; python means this Python), which gets our environment'
 )
 _HEADER_HELP = "an HTTP header for every request, e.g. 'Authorization: Bearer T' (repeatable)"
-_TIMEOUT_HELP = "give up after this many seconds (default: wait)"
+_TIMEOUT_HELP = "give up after this many seconds, the handshake included (default: wait)"
 _LIST_KINDS = ("tools", "resources", "prompts")
 
 

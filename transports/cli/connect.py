@@ -125,6 +125,10 @@ def _client(args: argparse.Namespace, options: dict[str, Any]) -> Client:
     """
     server: str = args.server
     headers = parse_headers(args.header or [])
+    if args.timeout is not None:
+        # --timeout bounds the opening as well as each request.
+        options.setdefault("handshake_timeout", args.timeout)
+        options.setdefault("probe_timeout", min(args.timeout, 10.0))
     if is_url(server):
         try:
             return connect_http(server, headers=headers, timeout=args.timeout, **options)
