@@ -353,10 +353,11 @@ class BaseSession:
                 return self._violation(batch_exc, reply=True)
         # The body of receive_message, inlined: one call less for every message off
         # the wire. (Keep the two alike.)
+        if self._unreadable:
+            self._unreadable = 0  # a readable message ends a run of unreadable ones
         kind = type(message)
         try:
             if kind is Response:
-                self._unreadable = 0
                 if state is _READY:  # the table's READY row: take_answer
                     return self._on_response(message, now)  # type: ignore[arg-type]
                 return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
@@ -424,6 +425,8 @@ class BaseSession:
         state = self.state
         if state is _CLOSED or state is _ERROR:
             return self._receive_dead()
+        if self._unreadable:
+            self._unreadable = 0  # a readable message ends a run of unreadable ones
         kind = type(message)
         try:
             if kind is Response:

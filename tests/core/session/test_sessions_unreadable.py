@@ -11,7 +11,7 @@ from helpers import SessionPair
 from mcp_core import RemoteProtocolError
 from mcp_core.session.base import MAX_UNREADABLE_IN_A_ROW, SessionState
 from mcp_core.session.events import ProtocolViolation
-from mcp_core.wire import PARSE_ERROR
+from mcp_core.wire import PARSE_ERROR, Notification, encode_message
 
 
 @pytest.mark.parametrize("revision", ["2025-11-25", "2026-07-28"])
@@ -33,15 +33,23 @@ def test_a_client_answers_no_garbage_and_gives_up_past_the_bound(revision: str) 
     )
 
 
-def test_a_readable_answer_starts_the_count_again() -> None:
+@pytest.mark.parametrize("objects", [False, True], ids=["bytes", "objects"])
+def test_a_readable_message_starts_the_count_again(objects: bool) -> None:
     pair = SessionPair(revisions=("2025-11-25",))
     pair.open()
+    readable = Notification(method="notifications/tools/list_changed")
     for _ in range(3):
         for _ in range(MAX_UNREADABLE_IN_A_ROW - 1):
-            pair.client.receive_bytes(b"noise")
-        pair.client.send_request("ping")
-        pair.flush()  # the server's answer is read: the count starts again
+            pair.client.receive_unreadable("noise") if objects else pair.client.receive_bytes(b"n")
+        # Any readable message ends the run, a notification as well as an answer.
+        if objects:
+            pair.client.receive_message(readable)
+        else:
+            pair.client.receive_bytes(encode_message(readable))
     assert pair.client.state is SessionState.READY
+    with pytest.raises(RemoteProtocolError):
+        for _ in range(MAX_UNREADABLE_IN_A_ROW):
+            pair.client.receive_unreadable("noise")
 
 
 def test_a_server_still_answers_garbage_with_a_parse_error() -> None:
