@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 import anyio
 import h11
-from anyio.abc import SocketStream, TaskGroup
+from anyio.abc import SocketAttribute, SocketStream, TaskGroup
 
 from mcp_core.http.decisions import Headers, HttpRequest, Reply
 
@@ -85,6 +85,8 @@ class HttpConnection:
         head_limit = owner.endpoint.config.max_header_bytes + _REQUEST_LINE_BYTES
         self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=head_limit)
         self.timeouts = owner.timeouts
+        #: The client's address, for the endpoint's quota per address.
+        self.client = _address(sock)
         self._tg = task_group
         #: The client hung up while an answer was being written.
         self.hung_up = False
@@ -243,7 +245,9 @@ class HttpConnection:
                 await self._fail(400)
                 await self._linger()
                 return
-            head = HttpRequest.from_pairs(request.method, request.target, request.headers)
+            head = HttpRequest.from_pairs(
+                request.method, request.target, request.headers, client=self.client
+            )
             admitted = await service.admit(head)
             if isinstance(admitted, Reply) and admitted.close:
                 await self.reply(admitted)
@@ -370,6 +374,11 @@ _SHUTTING_DOWN: Final = Reply(
     b"the server is shutting down",
     close=True,
 )
+
+
+def _address(sock: SocketStream) -> str | None:
+    peer = sock.extra(SocketAttribute.remote_address, None)
+    return str(peer[0]) if isinstance(peer, tuple) else None
 
 
 def _framed_twice(request: h11.Request) -> bool:
