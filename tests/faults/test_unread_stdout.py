@@ -7,6 +7,9 @@ Each call asks for an 8 KiB answer in a request of ~100 bytes, so the answers th
 server holds grow 80 times faster than what it reads. Without the bound the server
 takes every byte offered (1 MiB of requests, 90 MB of answers); with it, the writes
 to its stdin block after a few hundred KiB.
+
+The client side shares the bound: a server that sends pings and never reads the
+answers stops being read.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from collections.abc import Iterator
 import anyio
 import paths
 import pytest
+
+from transports import Client
+from transports.stdio import stdio_connector
 
 pytestmark = pytest.mark.anyio
 
@@ -145,3 +151,25 @@ async def test_a_peer_that_never_reads_stops_the_server_reading(anyio_backend: s
                 assert len(answer["result"]["content"][0]["text"]) == ANSWER_BYTES
                 answered.add(answer["id"])
         assert answered == set(range(1, calls + 1))
+
+
+async def test_a_server_that_never_reads_stops_the_client_reading(anyio_backend: str) -> None:
+    # The client answers each ping; the server reads none of the answers. With a
+    # 64 KiB bound the client stops reading after a few thousand pings (the
+    # bound, two pipes and a read's worth); without one it takes all 4 MiB.
+    said: list[str] = []
+    done = anyio.Event()
+
+    def on_stderr(text: bytes) -> None:
+        said.append(text.decode().strip())
+        if said[-1].startswith("answered"):
+            done.set()
+
+    argv = [sys.executable, str(paths.SERVERS / "ping_flood.py")]
+    connector = stdio_connector(argv, stderr=on_stderr, max_outbox_bytes=64 * 1024)
+    with anyio.fail_after(LIMIT):
+        async with Client(connector, revisions=("2025-11-25",)):
+            await done.wait()
+    _, pings, accepted = said[0].split()
+    assert int(accepted) < 1024 * 1024, said
+    assert said[1] == f"answered {pings}"  # every ping answered once it reads
