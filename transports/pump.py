@@ -15,6 +15,12 @@
 #             `BatchStream` the sink writes straight to the wire while nothing
 #             is queued and the writer is idle, and the writer sends everything
 #             queued in one write.
+#   pressure  over a byte stream the sink encodes each message as it queues it,
+#             and the outbox counts the bytes not yet written; while they pass
+#             ``max_outbox_bytes`` the reader reads nothing more, so a peer that
+#             never reads our answers stops being read (its writes block) instead
+#             of growing our memory without end. What is read already is still
+#             served: past the bound go at most the answers to one read's worth.
 #   the end   the peer stopped sending: what is in flight is answered, briefly;
 #             then the driver closes, the writer drains, and the stream closes.
 #
@@ -50,9 +56,13 @@ from .workers import Worker, run_worker
 if TYPE_CHECKING:
     from .driver import Driver
 
-__all__ = ["BatchStream", "encode_for_peer", "pump"]
+__all__ = ["DEFAULT_MAX_OUTBOX_BYTES", "BatchStream", "encode_for_peer", "pump"]
 
 _DRAIN_SECONDS: Final = 2.0
+
+DEFAULT_MAX_OUTBOX_BYTES: Final = 8 * 1024 * 1024
+"""Bytes of outgoing messages a pump holds unwritten before it stops reading: half
+the largest message (16 MiB), many times what a peer that reads keeps waiting."""
 
 _MAX_PARKED_READERS: Final = 16
 """Reader tasks of a pump kept waiting for the reading to come back to them."""
@@ -95,24 +105,61 @@ class _Outbox:
     """The pump's queue of outgoing messages: the sink fills it, the writer empties it.
 
     A deque and a wake-up event rather than a memory object stream: taking what is
-    there costs no checkpoint.
+    there costs no checkpoint. With ``encode`` the sink queues each message as
+    bytes (a message that cannot be encoded stays a Message, for the writer to
+    fail on), and ``pending`` counts the bytes queued or being written; `room`
+    waits while they pass ``bound``.
     """
 
-    __slots__ = ("_wake", "busy", "closed", "items", "owed")
+    __slots__ = ("_room", "_wake", "bound", "busy", "closed", "encode", "items", "owed", "pending")
 
-    def __init__(self) -> None:
-        self.items: deque[Message] = deque()
+    def __init__(self, encode: bool, bound: int) -> None:
+        self.items: deque[bytes | Message] = deque()
+        self.encode = encode
+        self.bound = bound
+        #: Bytes queued, held by the writer, or owed by a direct write.
+        self.pending = 0
         #: The writer is sending: new messages must queue behind what it holds.
         self.busy = False
-        #: The stream kept part of a direct write; the writer must finish it.
-        self.owed = False
+        #: The stream kept this many bytes of a direct write; the writer must finish it.
+        self.owed = 0
         self.closed = False
         self._wake: anyio.Event | None = None
+        self._room: anyio.Event | None = None
 
     def put(self, messages: list[Message], related: RequestId | None) -> None:
         """Queue messages for the writer (a sink)."""
-        self.items.extend(messages)
+        if self.encode:
+            for message in messages:
+                try:
+                    data = encode_for_peer(message)
+                except (TypeError, EncodeError):
+                    self.items.append(message)
+                    continue
+                self.pending += len(data)
+                self.items.append(data)
+        else:
+            self.items.extend(messages)
         self.wake()
+
+    def owe(self, size: int) -> None:
+        """A direct write of ``size`` bytes went out in part; the writer finishes it."""
+        self.owed = size
+        self.pending += size
+        self.wake()
+
+    def written(self, size: int) -> None:
+        """``size`` bytes went out: wake the reader if that made room."""
+        self.pending -= size
+        if self._room is not None and self.pending <= self.bound:
+            self._room.set()
+
+    async def room(self) -> None:
+        """Wait while more than ``bound`` bytes wait to be written."""
+        while self.pending > self.bound and not self.closed:
+            self._room = anyio.Event()
+            await self._room.wait()
+            self._room = None
 
     def wake(self) -> None:
         if self._wake is not None:
@@ -122,6 +169,8 @@ class _Outbox:
         """No more messages; the writer stops once it has written what is queued."""
         self.closed = True
         self.wake()
+        if self._room is not None:
+            self._room.set()
 
     async def wait(self) -> bool:
         """Wait until there is something to write; False once closed and done."""
@@ -132,6 +181,10 @@ class _Outbox:
             await self._wake.wait()
             self._wake = None
         return True
+
+
+def _encoded(item: bytes | Message) -> bytes:
+    return item if isinstance(item, bytes) else encode_for_peer(item)
 
 
 class _Reader:
@@ -228,6 +281,7 @@ async def pump(
     stream: ObjectStream[Any],
     *,
     objects: bool = False,
+    max_outbox_bytes: int = DEFAULT_MAX_OUTBOX_BYTES,
     task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
 ) -> None:
     """Run ``driver`` over a message stream until either side ends it.
@@ -237,13 +291,15 @@ async def pump(
         stream: an ObjectStream whose items are whole messages: JSON bytes (or
             LineTooLong markers) by default, Message objects with ``objects``.
         objects: pass Message objects instead of encoding them.
+        max_outbox_bytes: bytes of encoded messages held unwritten past which
+            nothing more is read until the peer takes some (not with ``objects``).
 
     Reads until the stream ends, then closes the driver (failing what waits) and
     the stream. Start it with ``await tg.start(...)`` to send before anything is
     received (a client opening the session): the driver can send once it has
     started.
     """
-    outbox = _Outbox()
+    outbox = _Outbox(not objects, max_outbox_bytes)
     writer_done = anyio.Event()
 
     # Checked once: a runtime protocol check costs microseconds.
@@ -263,13 +319,13 @@ async def pump(
             outbox.put(messages, related)
             return
         try:
-            done = batch_stream.send_batch_nowait([encode_for_peer(m) for m in messages])
+            batch = [encode_for_peer(m) for m in messages]
+            done = batch_stream.send_batch_nowait(batch)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, TypeError, EncodeError):
             outbox.put(messages, related)
             return
         if not done:
-            outbox.owed = True
-            outbox.wake()
+            outbox.owe(sum(map(len, batch)))
 
     async def receive_one() -> list[Any]:
         return [await stream.receive()]
@@ -282,13 +338,18 @@ async def pump(
                 if batch_stream is not None:
                     # Everything queued goes out in one write: under load, one system
                     # call and one checkpoint carry many messages.
-                    batch = [encode_for_peer(message) for message in items]
+                    batch = [_encoded(item) for item in items]
                     items.clear()
-                    outbox.owed = False
+                    size = sum(map(len, batch)) + outbox.owed
+                    outbox.owed = 0
                     await batch_stream.send_batch(batch)
+                    outbox.written(size)
+                elif objects:
+                    await stream.send(items.popleft())
                 else:
-                    message = items.popleft()
-                    await stream.send(message if objects else encode_for_peer(message))
+                    data = _encoded(items.popleft())
+                    await stream.send(data)
+                    outbox.written(len(data))
                 outbox.busy = False
         except anyio.BrokenResourceError:
             driver.send_failed("the peer closed the connection")
@@ -299,13 +360,19 @@ async def pump(
         finally:
             writer_done.set()
 
+    async def receive_in_turn() -> list[Any]:
+        # Nothing more is read while the peer has not taken what we owe it.
+        if outbox.pending > outbox.bound:
+            await outbox.room()
+        return await receive()
+
     driver.attach(outbox.put if batch_stream is None else write_now)
     async with anyio.create_task_group() as tg:
         tg.start_soon(write)
         task_status.started()
         try:
             receive = receive_one if batch_stream is None else batch_stream.receive_batch
-            reader = _Reader(driver, receive, tg)
+            reader = _Reader(driver, receive_in_turn, tg)
             reader.start()
             await reader.ended.wait()
             if reader.failure is not None:

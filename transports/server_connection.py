@@ -28,7 +28,7 @@ from mcp_core.session import Event, ProtocolViolation, RequestReceived
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
-from .pump import pump
+from .pump import DEFAULT_MAX_OUTBOX_BYTES, pump
 
 __all__ = ["ServerConnection", "serve_stream"]
 
@@ -147,6 +147,7 @@ async def serve_stream(
     revisions: tuple[str, ...] = REVISIONS,
     limits: Limits = DEFAULT_LIMITS,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    max_outbox_bytes: int = DEFAULT_MAX_OUTBOX_BYTES,
 ) -> None:
     """Serve ``server`` on one message stream until the client goes away.
 
@@ -158,13 +159,17 @@ async def serve_stream(
         revisions: protocol revisions to serve.
         limits: message size and nesting limits.
         max_concurrency: requests served at once.
+        max_outbox_bytes: bytes of answers held unwritten past which the client
+            is not read until it takes some (see `transports.pump.pump`).
     """
     async with server.running(), anyio.create_task_group() as tg:
         connection = ServerConnection(
             server, tg, revisions=revisions, limits=limits, max_concurrency=max_concurrency
         )
         try:
-            await pump(connection.driver, stream, objects=objects)
+            await pump(
+                connection.driver, stream, objects=objects, max_outbox_bytes=max_outbox_bytes
+            )
         finally:
             connection.close()
             tg.cancel_scope.cancel()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import anyio
@@ -28,7 +29,7 @@ from mcp_core.wire import DEFAULT_LIMITS, DEFAULT_MAX_LINE_BYTES
 
 from .client import Client, Connector
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
-from .pump import pump
+from .pump import DEFAULT_MAX_OUTBOX_BYTES, pump
 from .server_connection import serve_stream
 from .stdio_process import DEFAULT_SHUTDOWN_TIMEOUT, StdioProcess, open_stdio_process
 from .stdio_streams import stdio_server_stream
@@ -43,14 +44,23 @@ async def serve_stdio(
     limits: Limits = DEFAULT_LIMITS,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    max_outbox_bytes: int = DEFAULT_MAX_OUTBOX_BYTES,
 ) -> None:
     """Serve ``server`` on stdin/stdout until the client closes stdin.
 
     While serving, ``print`` and anything else written to stdout goes to stderr.
+    While more than ``max_outbox_bytes`` of answers wait for the client to read
+    them, stdin is not read (the client's writes block), so a client that never
+    reads cannot grow the server's memory.
     """
     async with stdio_server_stream(max_line_bytes=max_line_bytes) as stream:
         await serve_stream(
-            server, stream, revisions=revisions, limits=limits, max_concurrency=max_concurrency
+            server,
+            stream,
+            revisions=revisions,
+            limits=limits,
+            max_concurrency=max_concurrency,
+            max_outbox_bytes=max_outbox_bytes,
         )
 
 
@@ -73,6 +83,7 @@ def stdio_connector(
     stderr: Callable[[bytes], object] | int | None = None,
     max_line_bytes: int = DEFAULT_LIMITS.max_message_bytes,
     shutdown_timeout: float = DEFAULT_SHUTDOWN_TIMEOUT,
+    max_outbox_bytes: int = DEFAULT_MAX_OUTBOX_BYTES,
 ) -> Connector:
     """A connector for `Client` that spawns ``argv`` and speaks MCP on its stdio.
 
@@ -81,6 +92,8 @@ def stdio_connector(
     is by default the largest message a server may send (16 MiB,
     ``Limits.max_message_bytes``), so that every answer of a server of ours arrives;
     the server's own cap on what it reads stays 4 MiB (`DEFAULT_MAX_LINE_BYTES`).
+    While more than ``max_outbox_bytes`` wait for the server to read them, its
+    stdout is not read (see `transports.pump.pump`).
     """
 
     @asynccontextmanager
@@ -96,7 +109,7 @@ def stdio_connector(
             ) as process,
             anyio.create_task_group() as tg,
         ):
-            await tg.start(pump, driver, process.stream)
+            await tg.start(partial(pump, driver, process.stream, max_outbox_bytes=max_outbox_bytes))
             try:
                 yield process
             finally:

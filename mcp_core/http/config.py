@@ -64,6 +64,9 @@ class HttpServerConfig:
         max_sessions_per_principal: sessions one authenticated principal may
             hold; its initialize beyond ends its own longest-idle session, or
             gets 429 when all of them are busy. None: no quota.
+        max_sessions_per_address: the same quota for the sessions opened
+            without a principal, per client address (as the adapter reports
+            it). Off by default: clients behind one proxy or NAT share an address.
         handshake_timeout: seconds a session may stay without completing its
             handshake (``notifications/initialized``) before it is ended: a flood
             of initialize requests alone cannot hold the session table.
@@ -101,6 +104,7 @@ class HttpServerConfig:
     max_headers: int = DEFAULT_MAX_HEADERS
     max_sessions: int = 1000
     max_sessions_per_principal: int | None = None
+    max_sessions_per_address: int | None = None
     handshake_timeout: float = 30.0
     max_requests_in_flight: int = DEFAULT_MAX_REQUESTS_IN_FLIGHT
     session_idle_timeout: float = 1800.0

@@ -76,6 +76,8 @@ class HttpRequest:
         header_count: header fields as received (before joining repeats).
         header_bytes: their size, names and values plus 4 bytes each (": ",
             CRLF), for the head size limit.
+        client: the address the request came from (the peer's IP address, as
+            the adapter knows it), or None; for the quota per address.
     """
 
     method: str
@@ -84,6 +86,7 @@ class HttpRequest:
     prefix: str = ""
     header_count: int = 0
     header_bytes: int = 0
+    client: str | None = None
 
     @classmethod
     def from_pairs(
@@ -92,6 +95,7 @@ class HttpRequest:
         target: str | bytes,
         pairs: Iterable[tuple[str | bytes, str | bytes]],
         prefix: str = "",
+        client: str | None = None,
     ) -> HttpRequest:
         """Build a request head from raw (name, value) pairs, as h11 gives them."""
         headers: dict[str, str] = {}
@@ -114,6 +118,7 @@ class HttpRequest:
             prefix=prefix,
             header_count=count,
             header_bytes=size,
+            client=client,
         )
 
     @property

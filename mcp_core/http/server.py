@@ -348,10 +348,10 @@ class HttpEndpoint:
             and message.method == "initialize"
             and "mcp-session-id" not in request.headers
         ):
-            full = self._make_room(principal)
+            full = self._make_room(principal, request.client)
             if full is not None:
                 return full
-            session = self._mint(now, principal)
+            session = self._mint(now, principal, request.client)
             created = True
         else:
             found = self._session_of(request, now, principal)
@@ -394,17 +394,24 @@ class HttpEndpoint:
             headers=headers,
         )
 
-    def _make_room(self, principal: str | None) -> Reply | None:
-        # A new session is about to be minted: keep within the per-principal
-        # quota and the table's size by ending idle sessions, or refuse.
-        quota = self.config.max_sessions_per_principal
-        if quota is not None and principal is not None:
-            own = [s for s in self.sessions.values() if s.principal == principal]
+    def _make_room(self, principal: str | None, address: str | None) -> Reply | None:
+        # A new session is about to be minted: keep within the quota of its
+        # principal (or, without one, of its address) and the table's size by
+        # ending idle sessions, or refuse.
+        if principal is not None:
+            quota, who = self.config.max_sessions_per_principal, repr(principal)
+        else:
+            quota = None if address is None else self.config.max_sessions_per_address
+            who = f"address {address}"
+        if quota is not None:
+            own = [
+                s
+                for s in self.sessions.values()
+                if s.principal == principal and (principal is not None or s.address == address)
+            ]
             if len(own) >= quota and not self._evict(own):
                 return refuse(
-                    429,
-                    f"{principal!r} holds {quota} sessions already",
-                    headers=(("retry-after", "5"),),
+                    429, f"{who} holds {quota} sessions already", headers=(("retry-after", "5"),)
                 )
         full = len(self.sessions) + len(self.sse.sessions) >= self.config.max_sessions
         if full and not self._evict(list(self.sessions.values())):
@@ -430,13 +437,13 @@ class HttpEndpoint:
         evicted, self._evicted = self._evicted, []
         return evicted
 
-    def _mint(self, now: float, principal: str | None) -> HttpSession:
+    def _mint(self, now: float, principal: str | None, address: str | None) -> HttpSession:
         # "Session Management" item 1: globally unique, cryptographically secure,
         # visible ASCII only. 32 URL-safe characters carry 192 random bits.
         session_id = secrets.token_urlsafe(24)
         while session_id in self.sessions:  # pragma: no cover - 2**-192
             session_id = secrets.token_urlsafe(24)
-        session = HttpSession(session_id, now, self._event_store(), principal)
+        session = HttpSession(session_id, now, self._event_store(), principal, address)
         self.sessions[session_id] = session
         return session
 

@@ -137,12 +137,14 @@ class HttpSession:
             the rules read its ``revision`` and ``requests_in_flight``.
         principal: who opened it (initialize), as the transport authenticated
             them; None when nobody was.
+        address: the client address its initialize came from, if known.
         routes: the streams of its requests' answers, and where each message
             it sends goes (see `routing`).
     """
 
     __slots__ = (
         "_next_stream",
+        "address",
         "attached",
         "created",
         "events",
@@ -155,10 +157,16 @@ class HttpSession:
     )
 
     def __init__(
-        self, session_id: str, now: float, events: EventStore, principal: str | None = None
+        self,
+        session_id: str,
+        now: float,
+        events: EventStore,
+        principal: str | None = None,
+        address: str | None = None,
     ) -> None:
         self.id = session_id
         self.principal = principal
+        self.address = address
         self.created = now
         self.last_seen = now
         self.attached = 0

@@ -1,11 +1,15 @@
 """A flood of initialize requests cannot take every session: half-open sessions make
 room first, so a client that finished its handshake keeps its session and a new
-one still gets in (h11 server, asyncio and trio)."""
+one still gets in; with a quota per client address, one address cannot take
+every session (h11 server, asyncio and trio)."""
 
 from __future__ import annotations
 
+import contextlib
+
 import anyio
 import pytest
+from http_helpers import RawClient, open_session
 from net_helpers import port_of, serving
 from runtime_helpers import only_text
 
@@ -25,11 +29,11 @@ HEAD = (
 )
 
 
-async def flood(port: int, count: int) -> list[int]:
-    # One connection each, closed by the server after its answer.
+async def flood(port: int, count: int, source: str = "127.0.0.1") -> list[int]:
+    # One connection each, from ``source``, closed by the server after its answer.
     statuses = []
     for _ in range(count):
-        async with await anyio.connect_tcp("127.0.0.1", port) as sock:
+        async with await anyio.connect_tcp("127.0.0.1", port, local_host=source) as sock:
             await sock.send(HEAD % len(INITIALIZE) + INITIALIZE)
             answer = b""
             while True:
@@ -65,3 +69,23 @@ async def test_a_flood_leaves_room_for_a_client_that_finished_its_handshake(
         assert only_text(await early.call_tool("hello", {})) == "still here"
         async with connect_http(url, revisions=("2025-11-25",)) as late:
             assert only_text(await late.call_tool("hello", {})) == "still here"
+
+
+async def test_a_quota_per_address_leaves_room_for_other_addresses(anyio_backend: str) -> None:
+    # Three sessions from 127.0.0.1, each busy (its GET stream open), so none can
+    # be ended to make room: a fourth initialize from there gets 429, one from
+    # 127.0.0.2 (another client) gets in.
+    async with (
+        serving(make_server(), max_sessions_per_address=3) as (http, url),
+        contextlib.AsyncExitStack() as stack,
+    ):
+        port = port_of(url)
+        for _ in range(3):
+            client = await stack.enter_async_context(RawClient(port))
+            session_id = await open_session(client)
+            await client.send("GET", mcp_session_id=session_id)
+            assert (await client.head()).status == 200
+        with anyio.fail_after(20):
+            assert await flood(port, 1) == [429]
+            assert await flood(port, 1, source="127.0.0.2") == [200]
+        assert len(http.endpoint.sessions) == 4

@@ -21,6 +21,7 @@ Exit statuses: 0 done; 1 something failed (the tool, the server, loading the
 target); 2 the command line asked for something impossible (a usage error, a target
 that names no Server, a transport that is not available yet); 130 interrupted
 (Ctrl-C); 128 + N ended by signal N (143: SIGTERM), once a spawned server is down.
+``serve --transport http`` stops gracefully on SIGTERM (then 0) and Ctrl-C (130).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import contextlib
 import json
 import os
 import shlex
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -186,6 +188,13 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         help="HTTP: answer to any Host name (turns DNS-rebinding protection off)",
     )
     parser.add_argument(
+        "--shutdown-grace",
+        type=float,
+        metavar="SECONDS",
+        help="HTTP: on SIGTERM or SIGINT, how long requests in flight may take to "
+        "finish (default 10); a second signal stops at once",
+    )
+    parser.add_argument(
         "--reload",
         action="store_true",
         help="HTTP: restart the server whenever a .py file under the target's directory "
@@ -200,7 +209,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         return _serve_http(args)
     http_only = [
         f"--{name.replace('_', '-')}"
-        for name in ("host", "port", "path", "allowed_host")
+        for name in ("host", "port", "path", "allowed_host", "shutdown_grace")
         if getattr(args, name) is not None
     ]
     if args.any_host:
@@ -252,12 +261,17 @@ def _serve_http(args: argparse.Namespace) -> int:
         options["allowed_hosts"] = None
     elif args.allowed_host:
         options["allowed_hosts"] = tuple(args.allowed_host)
+    if args.shutdown_grace is not None:
+        if not args.shutdown_grace >= 0:
+            _error(f"--shutdown-grace must be 0 or more seconds, got {args.shutdown_grace}")
+            return 2
+        options["shutdown_grace"] = args.shutdown_grace
 
     def listening(url: str) -> None:
         print(f"mcp-core: serving {name} on {url}", file=sys.stderr, flush=True)
 
     try:
-        run_http(
+        stopped_by = run_http(
             target.server,
             backend=args.backend,
             host=args.host or "127.0.0.1",
@@ -273,7 +287,8 @@ def _serve_http(args: argparse.Namespace) -> int:
         # The address is taken, or not ours to bind.
         _error(f"cannot listen on {args.host or '127.0.0.1'}:{port}: {exc.strerror or exc}")
         return 1
-    return 0
+    # Stopped gracefully: SIGTERM is how a service is stopped (0); Ctrl-C is 130.
+    return 130 if stopped_by == signal.SIGINT else 0
 
 
 def _configure_config(parser: argparse.ArgumentParser) -> None:

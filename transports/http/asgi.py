@@ -179,8 +179,13 @@ class AsgiApp:
     async def _answer(self, out: _Responder, scope: Scope, receive: Receive) -> None:
         service = self.service
         endpoint = service.endpoint
+        client = scope.get("client")
         head = HttpRequest.from_pairs(
-            scope["method"], _target(scope), scope["headers"], prefix=scope.get("root_path", "")
+            scope["method"],
+            _target(scope),
+            scope["headers"],
+            prefix=scope.get("root_path", ""),
+            client=str(client[0]) if client else None,
         )
         admitted = await service.admit(head)
         if isinstance(admitted, Reply) and admitted.close:

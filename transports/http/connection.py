@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 import anyio
 import h11
-from anyio.abc import SocketStream, TaskGroup
+from anyio.abc import SocketAttribute, SocketStream, TaskGroup
 
 from mcp_core.http.decisions import Headers, HttpRequest, Reply
 
@@ -85,6 +85,8 @@ class HttpConnection:
         head_limit = owner.endpoint.config.max_header_bytes + _REQUEST_LINE_BYTES
         self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=head_limit)
         self.timeouts = owner.timeouts
+        #: The client's address, for the endpoint's quota per address.
+        self.client = _address(sock)
         self._tg = task_group
         #: The client hung up while an answer was being written.
         self.hung_up = False
@@ -162,6 +164,8 @@ class HttpConnection:
         # one read sets no deadline.
         event = self.h11.next_event()
         if event is h11.NEED_DATA:
+            if self.owner.stopping and not self.h11.trailing_data[0]:
+                return None  # idle, and the server shuts down
             # Idle between requests: wait keep_alive for the first byte, then
             # head for the rest of the head (a slowloris client is cut off).
             # Meanwhile the server may close this connection for a new one.
@@ -228,6 +232,12 @@ class HttpConnection:
                 return
             if request is None:
                 return
+            if self.owner.stopping:
+                # A new request while the server shuts down: it will not be served
+                # here; the client may send it again on a new connection.
+                await self.reply(_SHUTTING_DOWN)
+                await self._linger()
+                return
             if _framed_twice(request):
                 # RFC 9112 section 6.3: a request with both Transfer-Encoding and
                 # Content-Length is a smuggling attempt as often as a mistake; the
@@ -235,7 +245,9 @@ class HttpConnection:
                 await self._fail(400)
                 await self._linger()
                 return
-            head = HttpRequest.from_pairs(request.method, request.target, request.headers)
+            head = HttpRequest.from_pairs(
+                request.method, request.target, request.headers, client=self.client
+            )
             admitted = await service.admit(head)
             if isinstance(admitted, Reply) and admitted.close:
                 await self.reply(admitted)
@@ -284,6 +296,8 @@ class HttpConnection:
 
     def _head(self, status: int, headers: Iterable[tuple[str, str]]) -> bytes:
         own, lines = lines_of(headers)
+        if self.owner.stopping and ("connection", "close") not in own:
+            own.append(("connection", "close"))  # the last answer on this connection
         response = h11.Response(status_code=status, headers=own)
         return with_lines(self.h11.send(response) or b"", lines)
 
@@ -354,6 +368,17 @@ class HttpConnection:
 
 
 _END: Final = h11.EndOfMessage()
+_SHUTTING_DOWN: Final = Reply(
+    503,
+    (("content-type", "text/plain"), ("retry-after", "1")),
+    b"the server is shutting down",
+    close=True,
+)
+
+
+def _address(sock: SocketStream) -> str | None:
+    peer = sock.extra(SocketAttribute.remote_address, None)
+    return str(peer[0]) if isinstance(peer, tuple) else None
 
 
 def _framed_twice(request: h11.Request) -> bool:

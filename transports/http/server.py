@@ -12,6 +12,14 @@ Timeouts (`HttpTimeouts`): a connection idle between requests, a request head
 or body that trickles in (slowloris), and a write the client does not read are
 all cut off.
 
+Shutdown (`HttpServer.shutdown`; `run_http` on SIGTERM or SIGINT): the server
+stops accepting, closes idle connections and ends the sessions' GET streams with
+their last chunk (a 2025-11-25 client resumes them with Last-Event-ID, elsewhere);
+requests in flight are answered (with `Connection: close`), and a request that
+comes on an open connection meanwhile is answered 503 and its connection closed.
+Past the grace period (``shutdown_grace``, 10 s) the SSE answers still open are
+ended the same way, and what is left is cancelled. Then `serve` returns.
+
 Binding. On a loopback address the server answers only to the loopback Host
 names (DNS-rebinding protection). On any other address it refuses to start
 unless ``allowed_hosts`` names the Host names clients use, or is None to accept
@@ -32,6 +40,7 @@ import errno
 import logging
 import math
 import resource
+import signal
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Final
@@ -51,6 +60,7 @@ from .connection import HttpConnection
 from .service import DEFAULT_TIMEOUTS, Authenticate, HttpService, HttpTimeouts, PeerGone
 
 __all__ = [
+    "DEFAULT_SHUTDOWN_GRACE",
     "HttpTimeouts",
     "HttpServer",
     "UnsafeBindError",
@@ -71,6 +81,14 @@ _ACCEPT_RETRY: Final = (0.01, 1.0)
 _DESCRIPTORS_KEPT: Final = 64
 """Descriptors left below the process's limit by the default connection cap: room for
 the listener, logs, an event store, a client connection of a handler's own."""
+
+DEFAULT_SHUTDOWN_GRACE: Final = 10.0
+"""Seconds a shutdown waits for the requests in flight (uvicorn waits for them
+without a bound by default; Kubernetes sends SIGKILL 30 s after SIGTERM)."""
+_LAST_WORDS: Final = 1.0
+"""Seconds left, past the grace period, for the streams ended then to be written."""
+STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
+"""The signals on which `run_http` shuts down gracefully (a second one: at once)."""
 
 
 def default_max_connections() -> int:
@@ -100,6 +118,7 @@ class HttpServer:
             it, the connection idle the longest is closed, and if none is idle
             the new one is answered 503 and closed. By default
             `default_max_connections()`, below the limit on open files.
+        shutdown_grace: seconds `shutdown` waits for the requests in flight.
     """
 
     def __init__(
@@ -114,6 +133,7 @@ class HttpServer:
         authenticate: Authenticate | None = None,
         event_store: Callable[[], EventStore] | None = None,
         max_connections: int | None = None,
+        shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE,
     ) -> None:
         self.service = HttpService(
             server,
@@ -133,21 +153,49 @@ class HttpServer:
         #: Open connections, and those waiting for a request, each oldest first.
         self.connections: dict[HttpConnection, None] = {}
         self.idle: dict[HttpConnection, None] = {}
+        self.shutdown_grace = shutdown_grace
+        #: `shutdown` was called: no request is taken any more.
+        self.stopping = False
+        #: The signal that began the shutdown, if one did.
+        self.stopped_by: signal.Signals | None = None
+        self._accepting: list[anyio.CancelScope] = []
+        self._emptied: anyio.Event | None = None
+        self._hurried = False
+        self._grace: anyio.CancelScope | None = None
         self._tg: TaskGroup | None = None
+
+    def shutdown(self) -> None:
+        """Stop serving, gracefully: no new connection, idle ones closed, GET
+        streams ended; requests in flight are answered within ``shutdown_grace``
+        seconds, then `serve` returns. Called again: stop waiting for them."""
+        if self.stopping:
+            self._hurried = True
+            if self._grace is not None:
+                self._grace.cancel()
+            return
+        self.stopping = True
+        for scope in self._accepting:
+            scope.cancel()
+        self._close_idle(every=True)
+        self.service.end_streams(in_flight=False)
 
     async def serve(
         self,
         host: str,
         port: int,
         *,
+        stop_signals: Sequence[signal.Signals] = (),
         task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Listen on ``host``:``port`` and serve until cancelled.
+        """Listen on ``host``:``port`` and serve until cancelled, or until
+        `shutdown` (called, or on one of ``stop_signals``) has finished.
 
         ``task_status.started`` gets the port bound (useful with port 0).
         """
         listener = await anyio.create_tcp_listener(local_host=host, local_port=port)
         async with listener, self.service.running() as tg:
+            if stop_signals:
+                await tg.start(self._stop_on, stop_signals)
             task_status.started(int(listener.extra(SocketAttribute.local_port)))
             self._tg = tg
             # One listener per address family; each is a SocketListener, whose
@@ -156,13 +204,62 @@ class HttpServer:
             for other in others:
                 tg.start_soon(self._accept, other, tg)
             try:
-                await self._accept(last, tg)
+                await self._accept(last, tg)  # until shutdown()
+                await listener.aclose()
+                await self._drain()
             finally:
                 self._tg = None
+
+    async def _stop_on(
+        self, signals: Sequence[signal.Signals], *, task_status: TaskStatus[None]
+    ) -> None:
+        # Each signal is a shutdown(): the first begins it, the next ends the grace.
+        with anyio.open_signal_receiver(*signals) as received:
+            task_status.started()
+            async for signum in received:
+                if not self.stopping:
+                    self.stopped_by = signum
+                    log.warning(
+                        "%s: shutting down (%g s for the requests in flight; again to stop now)",
+                        signal.Signals(signum).name,
+                        self.shutdown_grace,
+                    )
+                self.shutdown()
+
+    async def _drain(self) -> None:
+        # Shutting down: wait for the connections to finish what they are doing,
+        # within the grace period; then end the SSE answers still open, cleanly,
+        # and give them a moment to be written. What is left is cancelled.
+        with anyio.move_on_after(self.shutdown_grace) as self._grace:
+            if self._hurried:
+                self._grace.cancel()
+            await self._emptied_out()
+        if self.connections:
+            log.warning(
+                "shutting down: %d connections still busy after %g s; ending them",
+                len(self.connections),
+                self.shutdown_grace,
+            )
+            self.service.end_streams(in_flight=True)
+            with anyio.move_on_after(_LAST_WORDS):
+                await self._emptied_out()
+
+    async def _emptied_out(self) -> None:
+        while self.connections:
+            self._emptied = anyio.Event()
+            await self._emptied.wait()
 
     async def _accept(self, listener: SocketListener, tg: TaskGroup) -> None:
         # Our own accept loop: anyio's serve() ends the server on the first
         # failed accept(), and running out of descriptors is a passing state.
+        # shutdown() cancels it.
+        with anyio.CancelScope() as scope:
+            self._accepting.append(scope)
+            if self.stopping:
+                scope.cancel()
+            await self._accept_loop(listener, tg)
+
+    async def _accept_loop(self, listener: SocketListener, tg: TaskGroup) -> None:
         pause = _ACCEPT_RETRY[0]
         said = -math.inf
         while True:
@@ -193,13 +290,16 @@ class HttpServer:
             else:
                 tg.start_soon(self._serve_socket, sock)
 
-    def _close_idle(self) -> bool:
-        # Closes the connection that has waited longest for a request; False if
-        # every connection is busy.
-        for connection in self.idle:
+    def _close_idle(self, every: bool = False) -> bool:
+        # Closes the connection that has waited longest for a request (or every
+        # idle one); False if every connection is busy.
+        closed = False
+        for connection in list(self.idle):
             connection.close_idle()
-            return True
-        return False
+            closed = True
+            if not every:
+                break
+        return closed
 
     async def _refuse_socket(self, sock: SocketStream) -> None:
         assert self._tg is not None
@@ -222,6 +322,8 @@ class HttpServer:
             finally:
                 del self.connections[connection]
                 self.idle.pop(connection, None)
+                if self._emptied is not None and not self.connections:
+                    self._emptied.set()
 
 
 class UnsafeBindError(ValueError):
@@ -299,9 +401,13 @@ async def serve_http(
     timeouts: HttpTimeouts = DEFAULT_TIMEOUTS,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     max_connections: int | None = None,
+    shutdown_grace: float = DEFAULT_SHUTDOWN_GRACE,
+    stop_signals: Sequence[signal.Signals] = (),
     task_status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
-) -> None:
-    """Serve ``server`` at ``http://host:port/path`` until cancelled.
+) -> signal.Signals | None:
+    """Serve ``server`` at ``http://host:port/path`` until cancelled, or until one
+    of ``stop_signals`` arrives: then shut down gracefully (see `HttpServer.shutdown`)
+    and return that signal; a second signal cuts the grace period short.
 
     Args:
         server: the application.
@@ -324,6 +430,9 @@ async def serve_http(
         timeouts: how long clients may take.
         max_concurrency: requests served at once per session.
         max_connections: connections open at once (see `HttpServer`).
+        shutdown_grace: seconds a shutdown waits for the requests in flight.
+        stop_signals: signals that shut the server down (`run_http` passes
+            SIGTERM and SIGINT); none by default.
 
     Raises:
         UnsafeBindError: a non-loopback ``host`` without ``allowed_hosts``.
@@ -338,8 +447,10 @@ async def serve_http(
         authenticate=authenticate,
         event_store=event_store,
         max_connections=max_connections,
+        shutdown_grace=shutdown_grace,
     )
-    await http.serve(host, port, task_status=task_status)
+    await http.serve(host, port, stop_signals=stop_signals, task_status=task_status)
+    return http.stopped_by
 
 
 def run_http(
@@ -348,8 +459,9 @@ def run_http(
     backend: str = "asyncio",
     on_listening: Callable[[str], None] | None = None,
     **options: Any,
-) -> None:
-    """Run ``server`` on HTTP as the whole program, until interrupted.
+) -> signal.Signals | None:
+    """Run ``server`` on HTTP as the whole program, until SIGTERM or SIGINT, which
+    shut it down gracefully (`HttpServer.shutdown`); returns the signal.
 
     Args:
         server: the application.
@@ -372,8 +484,9 @@ def run_http(
     status: TaskStatus[int] = anyio.TASK_STATUS_IGNORED
     if on_listening is not None:
         status = _Announce(lambda port: on_listening(_url(options, port)))
+    options.setdefault("stop_signals", STOP_SIGNALS)
     # No task group here: a failure to bind leaves as itself (an OSError).
-    anyio.run(partial(serve_http, server, task_status=status, **options), backend=backend)
+    return anyio.run(partial(serve_http, server, task_status=status, **options), backend=backend)
 
 
 class _Announce:

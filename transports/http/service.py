@@ -322,6 +322,25 @@ class HttpService:
             for session_id in self.endpoint.expire(anyio.current_time()):
                 self._end(session_id)
 
+    def end_streams(self, *, in_flight: bool) -> None:
+        """End SSE streams cleanly, for a server that shuts down: each GET stream
+        of a session (a 2025-11-25 client resumes it with Last-Event-ID), and each
+        HTTP+SSE session with no request in flight; with ``in_flight``, every
+        stream of a legacy session, answers in flight included (an answer not yet
+        begun becomes a stream that ends after its priming event, which a
+        client resumes)."""
+        for session in self.sessions.values():
+            streams = session.streams.values() if in_flight else (session.standalone,)
+            for stream in list(streams):
+                if stream.mode is None and not stream.json_only:
+                    stream.mode = "sse"
+                    if stream.early is not None:
+                        stream.early()
+                stream.finish()
+        for sse in self.sse_sessions.values():
+            if in_flight or not sse.connection.session.requests_in_flight:
+                sse.stream.finish()
+
     def _end(self, session_id: str) -> None:
         session = self.sessions.pop(session_id, None) or self.sse_sessions.pop(session_id, None)
         if session is not None:

@@ -7,6 +7,7 @@ basic/transports/streamable-http.mdx.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -315,6 +316,25 @@ def test_a_principal_quota_ends_its_own_idle_session_or_refuses() -> None:
     endpoint.attach(second.session_id, STANDALONE_STREAM, 1.0)
     refused = endpoint.receive(request(), INITIALIZE, 2.0, "mallory")
     assert isinstance(refused, Reply) and refused.status == 429
+
+
+def test_an_address_quota_counts_only_anonymous_sessions_of_that_address() -> None:
+    endpoint = HttpEndpoint(HttpServerConfig(max_sessions_per_address=1))
+
+    def initialize(at: float, address: str | None, principal: str | None = None) -> Any:
+        head = dataclasses.replace(request(), client=address)
+        return endpoint.receive(head, INITIALIZE, at, principal)
+
+    first = initialize(0.0, "10.0.0.1")
+    assert isinstance(first, Dispatch) and first.session_id is not None
+    endpoint.bind(first.session_id, _Protocol("2025-11-25"))
+    endpoint.attach(first.session_id, STANDALONE_STREAM, 0.0)  # busy: cannot make room
+    refused = initialize(1.0, "10.0.0.1")
+    assert isinstance(refused, Reply) and refused.status == 429
+    assert b"address 10.0.0.1 holds 1 sessions" in refused.body
+    for address, principal in (("10.0.0.2", None), ("10.0.0.1", "alice"), (None, None)):
+        admitted = initialize(2.0, address, principal)
+        assert isinstance(admitted, Dispatch) and admitted.created
 
 
 # --- protocol version header: 2025-11-25 "Protocol Version Header" --------------------------
