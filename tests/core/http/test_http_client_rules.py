@@ -474,6 +474,20 @@ def test_a_resumption_that_cannot_connect_backs_off_then_fails() -> None:
     assert "the connection was refused" in failure.reason
 
 
+def test_a_server_back_within_the_attempts_resumes_the_stream() -> None:
+    wire = Wire()
+    wire.open_session()
+    (post,) = wire.send(call(id=5))
+    wire.answer(post, 200, SSE, event("", id="a", retry=10))
+    for _ in range(2):
+        wire.apply(wire.ep.receive_failure(wire.last().exchange, "the connection was refused"))
+    resume = wire.last()
+    assert (resume.method, header(resume, "last-event-id")) == ("GET", "a")
+    wire.answer(resume, 200, SSE, event(result(5, {"ok": True}), id="b"), end=False)
+    assert wire.failed == {}
+    assert isinstance(wire.delivered[-1], Response) and wire.delivered[-1].id == 5
+
+
 def test_a_resumption_that_finds_the_session_gone_fails_with_session_lost() -> None:
     wire = Wire()
     wire.open_session()
