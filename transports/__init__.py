@@ -14,6 +14,7 @@ from .http.client import (
     HttpClientTimeouts,
     HttpError,
     HttpStatusError,
+    OutcomeUnknownError,
     connect_http,
     http_connector,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "HttpClientTimeouts",
     "HttpError",
     "HttpStatusError",
+    "OutcomeUnknownError",
     "connect_http",
     "http_connector",
     "HttpServer",

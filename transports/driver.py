@@ -189,7 +189,10 @@ class Driver:
                 events = session.receive_bytes(item, _now())
             elif isinstance(item, LineTooLong):
                 size = item.size_hint - 1
-                events = session.receive_unreadable(f"message longer than {size} bytes")
+                events = session.receive_unreadable(
+                    f"message longer than {size} bytes, the limit of this reader (max_line_bytes)",
+                    item.head,
+                )
             else:
                 events = session.receive_message(item, _now())  # type: ignore[arg-type]
         except RemoteProtocolError:  # the session was already broken: nothing was read

@@ -35,6 +35,15 @@
 # anything else fails the request. The fallbacks are in _http_client_fallbacks.
 # A 307 or 308 within the server's origin sends the same request to the new URL,
 # which becomes the endpoint's (`_redirect`).
+#
+# Never twice. The adapter reports when a request is written whole
+# (`request_sent`). From then on the server may have received it and acted on it,
+# so a POST whose answer does not come (the connection breaks, the head times
+# out, the answer breaks off) is not sent again (RFC 9112 section 9.3.1: a client
+# MUST NOT automatically retry a non-idempotent request): its request fails with
+# `RequestFailure.unknown` set, which says the outcome is unknown. A request that
+# was provably not received (the connection failed before it was written whole)
+# may go again; that is the adapter's (a stale kept-alive connection).
 
 from __future__ import annotations
 
@@ -92,6 +101,31 @@ __all__ = ["DEFAULT_MAX_ANSWER_BYTES", "HttpClientConfig", "HttpClientEndpoint",
 
 MAX_REDIRECTS: Final = 5
 """Redirects followed in a row for one request."""
+
+REPLAYABLE_METHODS: Final = frozenset(
+    {
+        "initialize",  # a second one opens a session that expires unused
+        "ping",
+        "server/discover",
+        "tools/list",
+        "prompts/list",
+        "prompts/get",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "completion/complete",
+        "logging/setLevel",
+        "tasks/get",
+        "tasks/list",
+        "tasks/result",
+    }
+)
+"""Requests that read, or set what they set however often they come (RFC 9110
+section 9.2.2, idempotent): one whose connection turns out stale may go again
+even if it was written (`SendHttp.replayable`). tools/call is not one: a tool
+may act on the world (and its idempotentHint is only a hint)."""
 
 
 class HttpClientEndpoint:
@@ -265,8 +299,9 @@ class HttpClientEndpoint:
                 headers += self._session_headers()
                 sent_session = self.session_id
         exchange = self._new(kind, "POST", url, message=message, body=body, session_id=sent_session)
+        replayable = type(message) is not Request or message.method in REPLAYABLE_METHODS
         send = exchange.send = SendHttp(
-            exchange.id, "POST", url, origin, target, tuple(headers), body
+            exchange.id, "POST", url, origin, target, tuple(headers), body, 0.0, replayable
         )
         return send
 
@@ -407,12 +442,14 @@ class HttpClientEndpoint:
                 if found.id not in self._state.exchanges:
                     return actions
             if problem is not None:
-                actions += self._drop(found, f"the event stream broke: {problem}")
+                actions += self._too_big(found, problem)
             return actions
         if mode is Mode.JSON or mode is Mode.ERROR:
             limit = self.config.max_answer_bytes if mode is Mode.JSON else ERROR_BODY_BYTES
             if not found.collect(data, limit):
-                return self._drop(found, f"the answer is over {limit} bytes")
+                del self._state.exchanges[found.id]
+                reason = f"the answer is over {limit} bytes, the client's limit (max_answer_bytes)"
+                return [AbortExchange(found.id), *self.fail(found, reason)]
         return []
 
     def receive_end(self, exchange: int) -> list[ClientAction]:
@@ -432,6 +469,12 @@ class HttpClientEndpoint:
         found = self._state.exchanges.get(exchange)
         return found is None or found.request_id not in self._state.requests
 
+    def request_sent(self, exchange: int) -> None:
+        """An exchange's request was written whole: the server may have it now."""
+        found = self._state.exchanges.get(exchange)
+        if found is not None:
+            found.sent = True
+
     def receive_failure(self, exchange: int, reason: str) -> list[ClientAction]:
         """An exchange failed: no connection, a broken one, a timeout, bad HTTP."""
         found = self._state.exchanges.pop(exchange, None)
@@ -446,12 +489,22 @@ class HttpClientEndpoint:
         del self._state.exchanges[exchange.id]
         return [AbortExchange(exchange.id), *self._broken(exchange, reason)]
 
+    def _too_big(self, exchange: HttpExchange, problem: str) -> list[ClientAction]:
+        # An event over the client's limit: on a request's stream it is the answer
+        # (or comes before it), which resuming would only replay: the request fails.
+        if exchange.kind is Kind.LISTEN or exchange.request_id not in self._state.requests:
+            return self._drop(exchange, f"the event stream broke: {problem}")
+        del self._state.exchanges[exchange.id]
+        limit = self.config.max_event_bytes
+        reason = f"the answer is over {limit} bytes, the client's limit (max_event_bytes)"
+        return [AbortExchange(exchange.id), *self.fail(exchange, reason)]
+
     def _broken(self, exchange: HttpExchange, reason: str) -> list[ClientAction]:
         # A response that came in part.
         if exchange.kind is Kind.REOPEN:
             return self._fallbacks.reopen_end(exchange, reason)
         if exchange.mode is Mode.JSON:
-            return self.fail(exchange, f"the answer broke off: {reason}")
+            return self.fail(exchange, f"the answer broke off: {reason}", unknown=True)
         if exchange.mode is Mode.ERROR:
             return self._answers.refusal_end(exchange)
         return self._end[exchange.kind](exchange, reason)
@@ -462,7 +515,7 @@ class HttpClientEndpoint:
         if kind is Kind.POST:
             actions = self._answers.posted(exchange)
             if exchange.request_id is not None:
-                actions += self.fail(exchange, reason)
+                actions += self.fail(exchange, reason, unknown=exchange.sent)
             return actions
         return self._end[kind](exchange, reason)
 
@@ -497,14 +550,19 @@ class HttpClientEndpoint:
                             notes = [ClientNote(text) for text in dropped]
         return [DeliverMessage(message), *notes]
 
-    def fail(self, exchange: HttpExchange, reason: str, body: bytes = b"") -> list[ClientAction]:
-        """Fail the request an exchange carries (for its parts)."""
+    def fail(
+        self, exchange: HttpExchange, reason: str, body: bytes = b"", *, unknown: bool = False
+    ) -> list[ClientAction]:
+        """Fail the request an exchange carries (for its parts); ``unknown``: the
+        server may have acted on it (see `RequestFailure`)."""
         request_id = exchange.request_id
         if request_id is not None and self._fallbacks.is_listing(request_id):
             return self._fallbacks.listing_failed(request_id)
         if request_id is None or self._state.requests.pop(request_id, None) is None:
             return []
-        failure = RequestFailure(exchange.method, exchange.url, reason, exchange.status, body)
+        failure = RequestFailure(
+            exchange.method, exchange.url, reason, exchange.status, body, unknown
+        )
         return [FailRequest(request_id, failure)]
 
     def fail_held(self, reason: str, status: int | None = None) -> list[ClientAction]:

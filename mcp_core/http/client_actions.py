@@ -43,6 +43,11 @@ class SendHttp:
             adapter's).
         body: the request body.
         delay: seconds to wait before sending (an SSE ``retry``).
+        replayable: the request may reach the server twice without harm (a GET,
+            a DELETE, a notification, a request that only reads): if a kept-alive
+            connection breaks with nothing come back, it may go again even after
+            it was written. Any other request goes again only if it was not
+            written whole (RFC 9112 section 9.3.1).
     """
 
     exchange: int
@@ -53,6 +58,7 @@ class SendHttp:
     headers: Headers
     body: bytes = b""
     delay: float = 0.0
+    replayable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +80,10 @@ class RequestFailure:
         status: the HTTP status the server answered with, or None when no answer
             came (the connection failed, the stream ended early).
         body: the start of the answer's body, for diagnosis.
+        unknown: the request was sent whole and its answer never came: the
+            server may have received it and acted on it (a tool may have run),
+            so it was not sent again (RFC 9112 section 9.3.1) and the outcome is
+            unknown.
     """
 
     method: str
@@ -81,6 +91,7 @@ class RequestFailure:
     reason: str
     status: int | None = None
     body: bytes = b""
+    unknown: bool = False
 
 
 @dataclass(frozen=True, slots=True)

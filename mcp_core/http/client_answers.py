@@ -12,7 +12,12 @@
 #                     resumed with GET and Last-Event-ID after the server's
 #                     `retry`, unless it is a 2026-07-28 stream ("Resumable SSE
 #                     streams via Last-Event-ID are not supported") or carried no
-#                     event id.
+#                     event id. A GET that brings nothing (no connection, a 5xx,
+#                     a stream that ends at once) is tried again, `retry` doubled
+#                     each time up to `max_retry_delay`, `max_reconnects` times
+#                     in a row; then the request fails. A 404 means the session
+#                     is gone, and the request with it ("session lost"). Either
+#                     way the server may have acted on it: the outcome is unknown.
 #   the GET stream    a legacy session's standalone stream: SSE, or 405 for none;
 #                     reopened after `retry` when the server closes it.
 
@@ -37,7 +42,7 @@ from .client_exchange import ClientSseStream, ClientState, HttpExchange, Kind, M
 from .client_host import ClientHost
 from .headers import media_type
 
-__all__ = ["AnswerReader", "is_event_stream", "visible_ascii"]
+__all__ = ["AnswerReader", "is_event_stream", "reconnect_delay", "visible_ascii"]
 
 SSE_TYPE: Final = "text/event-stream"
 JSON_TYPE: Final = "application/json"
@@ -227,14 +232,11 @@ class AnswerReader:
         return actions
 
     def stream_end(self, exchange: HttpExchange, reason: str) -> list[ClientAction]:
-        """A request's stream ended or broke: fine once answered, else resumed."""
+        """A request's stream ended or broke (or a GET resuming it brought
+        nothing): fine once answered, else resumed, a bounded number of times."""
         stream = exchange.stream
         request_id = exchange.request_id
-        if (
-            exchange.mode is not Mode.SSE
-            or stream is None
-            or request_id not in self._state.requests
-        ):
+        if stream is None or request_id not in self._state.requests:
             return []  # answered, answered elsewhere (HTTP+SSE), or failed already
         pending = self._state.requests[request_id]
         resumable = (
@@ -244,12 +246,16 @@ class AnswerReader:
             and exchange.session_id == self._host.session_id
         )
         stream.attempts = 0 if exchange.events else stream.attempts + 1
-        if resumable and stream.attempts < self._config.max_reconnects:
-            # "The client MUST respect the retry field, waiting the given number of
-            # milliseconds before attempting to reconnect."
-            delay = self._config.default_retry if stream.retry is None else stream.retry
-            return [self._host.get(Kind.RESUME, stream, delay)]
-        return self._host.fail(exchange, f"no answer came: {reason}")
+        if not resumable:
+            return self._host.fail(exchange, f"no answer came: {reason}", unknown=True)
+        if stream.attempts >= self._config.max_reconnects:
+            return self._host.fail(
+                exchange,
+                f"no answer came, and resuming the stream failed {stream.attempts} "
+                f"times in a row (the last: {reason})",
+                unknown=True,
+            )
+        return [self._host.get(Kind.RESUME, stream, reconnect_delay(self._config, stream))]
 
     def resume_head(self, exchange: HttpExchange, headers: dict[str, str]) -> list[ClientAction]:
         """The head of a GET resuming a request's stream."""
@@ -257,7 +263,20 @@ class AnswerReader:
             exchange.read_sse(self._config.max_event_bytes)
             return []
         exchange.mode = Mode.DRAIN
-        return self._host.fail(exchange, f"resuming the stream failed: HTTP {exchange.status}")
+        status = exchange.status or 0
+        if status >= 500:
+            return []  # the server is in trouble, perhaps restarting: its end is an attempt
+        if status == 404 and exchange.session_id is not None:
+            # "Session Management" item 3: the server ended the session, and with it
+            # the stream and what the request would have answered. The next
+            # request of ours gets 404 too and opens a new session.
+            return self._host.fail(
+                exchange,
+                "session lost: the server no longer knows the session (HTTP 404), "
+                "so the stream cannot be resumed",
+                unknown=True,
+            )
+        return self._host.fail(exchange, f"resuming the stream failed: HTTP {status}", unknown=True)
 
     def listen_head(self, exchange: HttpExchange, headers: dict[str, str]) -> list[ClientAction]:
         """The head of the standalone GET stream: SSE, or 405 for none ("Listening for
@@ -283,6 +302,18 @@ class AnswerReader:
             or stream.attempts >= self._config.max_reconnects
         ):
             return actions
-        delay = self._config.default_retry if stream.retry is None else stream.retry
-        backoff = 2 ** max(stream.attempts - 1, 0)
-        return [*actions, self._host.get(Kind.LISTEN, stream, delay * backoff)]
+        return [
+            *actions,
+            self._host.get(Kind.LISTEN, stream, reconnect_delay(self._config, stream)),
+        ]
+
+
+def reconnect_delay(config: HttpClientConfig, stream: ClientSseStream) -> float:
+    """Seconds before reconnecting to a stream: the server's ``retry`` (2025-11-25
+    basic/transports.mdx "Resumability and Redelivery": "The client MUST respect
+    the retry field, waiting the given number of milliseconds before attempting to
+    reconnect"), doubled for each reconnection in a row that brought nothing, up
+    to ``max_retry_delay`` (never below ``retry``)."""
+    base = config.default_retry if stream.retry is None else stream.retry
+    backoff: float = base * 2.0**stream.attempts
+    return max(base, min(backoff, config.max_retry_delay))

@@ -42,7 +42,10 @@ class HttpClientConfig:
             no ``retry`` (WHATWG leaves it to the client; one second, as the
             official SDKs).
         max_reconnects: reconnections in a row that may bring no event before a
-            stream is given up.
+            stream is given up (and, for a request's stream, the request
+            failed): five, about 25 s with the default ``retry`` and backoff.
+        max_retry_delay: the longest wait between reconnections; the wait starts
+            at the server's ``retry`` and doubles for each that brought nothing.
         max_answer_bytes: largest JSON answer read.
         max_event_bytes: largest SSE event read; by default the largest answer,
             as big as a server's message may be (Limits.max_message_bytes).
@@ -53,7 +56,8 @@ class HttpClientConfig:
     transport: Transport = "auto"
     standalone_stream: bool = True
     default_retry: float = 1.0
-    max_reconnects: int = 3
+    max_reconnects: int = 5
+    max_retry_delay: float = 10.0
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     max_event_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     limits: Limits = DEFAULT_LIMITS

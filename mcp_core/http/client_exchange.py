@@ -126,6 +126,8 @@ class HttpExchange:
         mode: how the body is read.
         events: SSE events read on this exchange.
         send: the request as it was sent (to send again where a redirect says).
+        sent: the adapter reported the request written whole (`request_sent`):
+            from then on the server may have received it.
         hops: redirects followed to get here.
     """
 
@@ -141,6 +143,7 @@ class HttpExchange:
         "method",
         "mode",
         "send",
+        "sent",
         "session_id",
         "status",
         "stream",
@@ -171,6 +174,7 @@ class HttpExchange:
         self.mode = Mode.WAIT
         self.events = 0
         self.send: SendHttp | None = None
+        self.sent = False
         self.hops = 0
         self._buffer = bytearray()
         self._parser: SSEParser | None = None

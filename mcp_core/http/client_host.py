@@ -58,7 +58,9 @@ class ClientHost(Protocol):
         """Hand a message from the server to the session."""
         ...
 
-    def fail(self, exchange: HttpExchange, reason: str, body: bytes = b"") -> list[ClientAction]:
+    def fail(
+        self, exchange: HttpExchange, reason: str, body: bytes = b"", *, unknown: bool = False
+    ) -> list[ClientAction]:
         """Fail the request an exchange carries."""
         ...
 

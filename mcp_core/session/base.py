@@ -48,6 +48,7 @@ from ..wire.errors import (
 )
 from ..wire.jsonrpc import (
     DEFAULT_LIMITS,
+    ErrorObject,
     ErrorResponse,
     Limits,
     Message,
@@ -61,8 +62,9 @@ from ..wire.jsonrpc import (
     error_reply,
     is_batch,
 )
+from ..wire.peek import answer_id
 from . import requests as _requests
-from .events import Event, ProtocolViolation
+from .events import ErrorReceived, Event, ProtocolViolation
 from .lifecycle import (
     CLOSE,
     OTHER_NOTIFICATION,
@@ -397,21 +399,41 @@ class BaseSession:
             events.extend(self.receive_message(message, now))
         return events
 
-    def receive_unreadable(self, reason: str) -> list[Event]:
+    def receive_unreadable(self, reason: str, head: bytes | None = None) -> list[Event]:
         """Answer a message the transport had to drop unread, e.g. a stdio line over
         its cap (LineTooLong): a -32700 parse error whose id is null, since no id
         could be read (JSON-RPC 2.0 section 5). The session goes on.
 
+        A client is told the start of a message dropped for its size (``head``):
+        it must not wait forever for an answer it lost. If the head is the start
+        of an answer to a request of ours (`mcp_core.wire.peek.answer_id`), that
+        request fails (a local ErrorReceived, -32700, ``reason``); otherwise the
+        client cannot tell what it lost, and the channel fails with ``reason``.
+
         Returns:
-            One ProtocolViolation (none once CLOSED).
+            One ProtocolViolation (none once CLOSED), or a client's ErrorReceived.
 
         Raises:
-            RemoteProtocolError: the session is in ERROR (see receive_bytes).
+            RemoteProtocolError: the session is in ERROR (see receive_bytes), or a
+                client's channel failed just now.
         """
         state = self.state
         if state is _CLOSED or state is _ERROR:
             return self._receive_dead()
+        if head is not None and self.our_role == "client":
+            return self._lost_answer(reason, head)
         return self._violation(RemoteProtocolError(reason, PARSE_ERROR), reply=True)
+
+    def _lost_answer(self, reason: str, head: bytes) -> list[Event]:
+        request_id = answer_id(head)
+        pending = self._requests.pending.get(request_id) if request_id is not None else None
+        if request_id is None or pending is None:
+            reason = f"the server wrote a {reason}, and which request it answers cannot be read"
+            self._local(RECEIVE_FAILED, reason)
+            raise RemoteProtocolError(reason, PARSE_ERROR)
+        self.abandon_request(request_id)
+        error = ErrorObject(code=PARSE_ERROR, message=f"the answer is a {reason}")
+        return [ErrorReceived(id=request_id, method=pending.method, error=error, local=True)]
 
     def receive_message(self, message: Message, now: float = 0.0) -> list[Event]:
         """Take one message object (the in-memory mode, or after decode_message).

@@ -6,6 +6,7 @@
   one table from a code to an HTTP status;
 - `nesting`: how deep a JSON text nests, decided from its bytes before msgspec parses it;
 - `framing`: newline-delimited JSON for stdio;
+- `peek`: the id of an answer, read from the start of a line too long to read whole;
 - `sse`: Server-Sent Events, an incremental parser and an encoder.
 
 Nothing here knows an MCP method: these are the layers below the sessions.

@@ -11,8 +11,10 @@
 # partial line in a bytearray and never lets that grow past `max_line_bytes` (plus one pending
 # `\r`). When a line outgrows the cap the framer drops what it holds, reports a single
 # `LineTooLong` marker in stream order, and skips input up to the next `\n`, after which it
-# resynchronises. The caller answers the marker with a -32700 parse error whose id is null,
-# because no id can be recovered from a line it never saw whole.
+# resynchronises. A server answers the marker with a -32700 parse error whose id is null,
+# because no id can be recovered from a line it never saw whole. The marker keeps the
+# line's first bytes (`LineTooLong.head`), from which a client may read the id of the
+# answer it lost (`peek.answer_id`).
 #
 # Invariant (tested with hypothesis): the concatenation of everything `feed` and `close` return
 # is the same however the input is split into chunks.
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "LineFramer", "LineTooLong", "frame"]
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "HEAD_BYTES", "LineFramer", "LineTooLong", "frame"]
 
 DEFAULT_MAX_LINE_BYTES = 4 * 1024 * 1024
 """Default cap on one stdio message, in bytes (4 MiB).
@@ -52,9 +54,17 @@ class LineTooLong:
         size_hint: A lower bound on the discarded line's length in bytes. The framer stops
             counting once it gives up on a line, so this is always ``max_line_bytes + 1``;
             that keeps the output independent of how the input was split.
+        head: The line's first ``min(HEAD_BYTES, max_line_bytes + 1)`` bytes (the same
+            however the input was split).
     """
 
     size_hint: int
+    head: bytes = b""
+
+
+HEAD_BYTES = 256
+"""How much of a line over the cap `LineTooLong.head` keeps: enough for the envelope's
+``jsonrpc`` and ``id`` members ahead of a long ``result``."""
 
 
 class LineFramer:
@@ -128,13 +138,13 @@ class LineFramer:
             nl = data.find(b"\n")
             if nl < 0:
                 if self._overflows(len(buf) + len(data), data[-1] if data else buf[-1]):
-                    self._give_up(out, discard=True)
+                    self._give_up(out, discard=True, head=self._head(buf, data))
                 else:
                     buf += data
                 return out
             if len(buf) + nl > cap + 1:
                 # Too long even if it ends in "\r"; don't bother joining it.
-                self._give_up(out, discard=False)
+                self._give_up(out, discard=False, head=self._head(buf, data[:nl]))
             else:
                 buf += data[:nl]
                 self._emit(bytes(buf), out)
@@ -147,7 +157,7 @@ class LineFramer:
             self._emit(line, out)
         if tail:
             if self._overflows(len(tail), tail[-1]):
-                self._give_up(out, discard=True)
+                self._give_up(out, discard=True, head=self._head(b"", tail))
             else:
                 buf += tail
         return out
@@ -175,16 +185,21 @@ class LineFramer:
         cap = self._max
         return partial_len > cap and not (partial_len == cap + 1 and last_byte == _CR)
 
-    def _give_up(self, out: list[bytes | LineTooLong], *, discard: bool) -> None:
+    def _head(self, start: bytes | bytearray, rest: bytes) -> bytes:
+        # The first bytes of a line over the cap: it has at least cap + 1 of them.
+        size = min(HEAD_BYTES, self._max + 1)
+        return bytes(start[:size]) + rest[: max(size - len(start), 0)]
+
+    def _give_up(self, out: list[bytes | LineTooLong], *, discard: bool, head: bytes) -> None:
         self._buf.clear()
         self._discarding = discard
-        out.append(LineTooLong(self._max + 1))
+        out.append(LineTooLong(self._max + 1, head))
 
     def _emit(self, line: bytes, out: list[bytes | LineTooLong]) -> None:
         if line[-1:] == b"\r":
             line = line[:-1]
         if len(line) > self._max:
-            out.append(LineTooLong(self._max + 1))
+            out.append(LineTooLong(self._max + 1, self._head(b"", line)))
         elif line and not line.isspace():
             out.append(line)
 

@@ -12,14 +12,17 @@ table of the exceptions that mean an exchange failed (`_http_pool.FAILURES`).
 
 A request the server refuses fails with `HttpStatusError` (or, when the server
 answered with a JSON-RPC error, with `McpError` as over any transport); one that
-cannot be carried at all fails with `HttpError`. Both are `ConnectionClosed`.
+cannot be carried at all fails with `HttpError`; one that was sent but whose answer
+never came (the connection broke, the stream could not be resumed) fails with
+`OutcomeUnknownError`: the server may have acted on it, and it is never sent again
+on its own. All are `ConnectionClosed`.
 """
 
 from __future__ import annotations
 
 import logging
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Final
 
@@ -39,6 +42,7 @@ from mcp_core.http.client_actions import (
     RequestFailure,
     SendHttp,
 )
+from mcp_core.http.client_config import DEFAULT_CLIENT_CONFIG, DEFAULT_MAX_ANSWER_BYTES
 from mcp_core.http.urls import split_url
 from mcp_core.wire import Message, RequestId
 
@@ -58,6 +62,7 @@ __all__ = [
     "HttpClientTimeouts",
     "HttpError",
     "HttpStatusError",
+    "OutcomeUnknownError",
     "connect_http",
     "http_connector",
 ]
@@ -97,8 +102,20 @@ class HttpStatusError(HttpError):
         self.body = body
 
 
+class OutcomeUnknownError(HttpError):
+    """A request was sent, and its answer never came: the server may have received
+    it and acted on it (a tool may have run), or not. It was not sent again (RFC
+    9112 section 9.3.1); whether to try again is the caller's decision."""
+
+
 def _error(failure: RequestFailure) -> HttpError:
     text = f"{failure.method} {failure.url}: {failure.reason}"
+    if failure.unknown:
+        text += (
+            "; the server may have received the request and acted on it: the outcome "
+            "is unknown, and the request was not sent again"
+        )
+        return OutcomeUnknownError(text, method=failure.method, url=failure.url)
     if failure.status is None:
         return HttpError(text, method=failure.method, url=failure.url)
     detail = failure.body[:200].decode("utf-8", "replace").strip()
@@ -219,7 +236,7 @@ class _Carrier:
             try:
                 if send.delay > 0:
                     await anyio.sleep(send.delay)
-                connection, head = await self._open(send, scope)
+                connection, head = await self._open(send, scope, endpoint.request_sent)
                 self._apply(endpoint.receive_head(exchange, head.status_code, head.headers))
                 while True:
                     if carried and endpoint.answered(exchange):
@@ -251,17 +268,24 @@ class _Carrier:
             self._apply(endpoint.receive_failure(exchange, describe(TimeoutError())))
 
     async def _open(
-        self, send: SendHttp, scope: anyio.CancelScope | None = None
+        self,
+        send: SendHttp,
+        scope: anyio.CancelScope | None = None,
+        sent: Callable[[int], None] | None = None,
     ) -> tuple[HttpConnection, h11.Response]:
-        # Send the request and read the response head. A GET stream's head comes
-        # at once; a POST's may wait for the server to finish its work.
+        # Send the request (then report it `sent`) and read the response head. A
+        # GET stream's head comes at once; a POST's may wait for the server's work.
         timeouts = self.pool.timeouts
         head_timeout = timeouts.connect if send.method == "GET" else timeouts.read
         while True:
             connection = await self.pool.acquire(send.origin)
             connection.scope = scope
+            written = False
             try:
                 await connection.send_request(send.method, send.target, send.headers, send.body)
+                written = True
+                if sent is not None:
+                    sent(send.exchange)
                 return connection, await connection.receive_head(head_timeout)
             except BaseException as exc:
                 # Cancelled too (Abort): closing the connection is what tells a
@@ -270,8 +294,13 @@ class _Carrier:
                 retry = isinstance(exc, FAILURES) and not isinstance(exc, TimeoutError)
                 if not retry or connection.uses == 0 or not connection.fresh:
                     raise
-                # A kept connection the server had closed meanwhile: nothing came
-                # back, so the request was not read. Again, on another connection.
+                if written and send.method == "POST" and not send.replayable:
+                    # RFC 9112 section 9.3.1: a request the server may have read
+                    # (it was written whole) is not sent again on our own.
+                    raise
+                # A kept connection the server had closed meanwhile: the request
+                # did not get out whole (or, a GET, may go twice). Again, on
+                # another connection.
 
     # --- the end ---------------------------------------------------------------------------
 
@@ -321,6 +350,9 @@ def http_connector(
     verify: bool | ssl.SSLContext = True,
     standalone_stream: bool = True,
     max_idle_connections: int = 4,
+    max_reconnects: int = DEFAULT_CLIENT_CONFIG.max_reconnects,
+    max_retry_delay: float = DEFAULT_CLIENT_CONFIG.max_retry_delay,
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
 ) -> Connector:
     """A connector for `Client` that talks to the MCP server at ``url`` over HTTP.
 
@@ -336,6 +368,12 @@ def http_connector(
         standalone_stream: open the GET stream a legacy session offers for
             server-initiated messages.
         max_idle_connections: idle connections kept for reuse.
+        max_reconnects: attempts in a row to resume a broken stream (GET with
+            Last-Event-ID) that bring nothing before its request fails.
+        max_retry_delay: the longest wait between those attempts (the wait
+            starts at the server's SSE ``retry`` and doubles each time).
+        max_answer_bytes: the largest answer read (a JSON body or one SSE
+            event); a larger one fails its request.
 
     Raises:
         ValueError: ``url`` is not an absolute http(s) URL.
@@ -346,7 +384,13 @@ def http_connector(
     for name in _FRAMING_HEADERS:
         extra.pop(name, None)
     config = HttpClientConfig(
-        headers=tuple(extra.items()), transport=transport, standalone_stream=standalone_stream
+        headers=tuple(extra.items()),
+        transport=transport,
+        standalone_stream=standalone_stream,
+        max_reconnects=max_reconnects,
+        max_retry_delay=max_retry_delay,
+        max_answer_bytes=max_answer_bytes,
+        max_event_bytes=max_answer_bytes,
     )
     context = _ssl_context(verify)
 
@@ -377,6 +421,9 @@ def connect_http(
     verify: bool | ssl.SSLContext = True,
     standalone_stream: bool = True,
     max_idle_connections: int = 4,
+    max_reconnects: int = DEFAULT_CLIENT_CONFIG.max_reconnects,
+    max_retry_delay: float = DEFAULT_CLIENT_CONFIG.max_retry_delay,
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     **client_options: Any,
 ) -> Client:
     """A `Client` of the MCP server at ``url``; use it with ``async with``::
@@ -392,6 +439,7 @@ def connect_http(
         verify: TLS certificate checking (see `http_connector`).
         standalone_stream: open a legacy session's GET stream.
         max_idle_connections: idle connections kept for reuse.
+        max_reconnects, max_retry_delay, max_answer_bytes: see `http_connector`.
         client_options: anything `Client` takes (callbacks, revisions, timeout...).
     """
     connector = http_connector(
@@ -402,5 +450,8 @@ def connect_http(
         verify=verify,
         standalone_stream=standalone_stream,
         max_idle_connections=max_idle_connections,
+        max_reconnects=max_reconnects,
+        max_retry_delay=max_retry_delay,
+        max_answer_bytes=max_answer_bytes,
     )
     return Client(connector, **client_options)

@@ -4,16 +4,21 @@
 # (a head, then body chunks: an SSE stream is read while it lasts). `ConnectionPool`
 # keeps a few idle connections per origin for reuse, and opens TCP (TLS for https,
 # certificates verified by default) when none is idle. A pooled connection may have
-# been closed by the server while it idled; `HttpConnection.fresh` tells a caller
-# that nothing at all came back on it, so that the request can go again on a new
-# connection (what HTTP clients do, RFC 9112 section 9.3.1: the server closed it
-# before reading the request).
+# been closed by the server while it idled: one whose socket is readable (an end
+# of stream, a reset, bytes nobody asked for) is closed rather than used, as
+# urllib3 and httpcore do. A server may still close one just as a request goes
+# out; `HttpConnection.fresh` tells a caller that nothing at all came back on it.
+# Only a request that was not written whole, or that may go twice (GET, DELETE),
+# goes again on a new connection: RFC 9112 section 9.3.1, a client MUST NOT retry
+# a non-idempotent request on its own (a POST that was written may have been
+# read, and a tool may be running).
 #
 # Failures are anyio's, h11's and the operating system's; `FAILURES` lists every
 # exception type that means "this exchange failed", and `describe` words them.
 
 from __future__ import annotations
 
+import select
 import ssl
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +26,8 @@ from typing import Any, Final
 
 import anyio
 import h11
-from anyio.abc import ByteStream
+from anyio import TypedAttributeLookupError
+from anyio.abc import ByteStream, SocketAttribute
 
 from mcp_core.http.client_actions import HttpOrigin
 
@@ -105,6 +111,26 @@ def describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def _dropped(stream: ByteStream) -> bool:
+    # Whether an idle connection's socket is readable without waiting: the server
+    # closed it (an end of stream or a reset stays readable) or sent what nobody
+    # asked for. Either way it cannot carry a request. (poll, not select: select
+    # cannot watch a descriptor above 1023.)
+    try:
+        sock = stream.extra(SocketAttribute.raw_socket)
+    except TypedAttributeLookupError:
+        return False
+    fd = sock.fileno()
+    if fd < 0:
+        return True
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([fd], [], [], 0)  # Windows: no poll, no fd limit
+    return bool(readable)
+
+
 def _chunk_of(event: Any) -> bytes | None:
     # A response body event as a chunk: its data, or None at its end.
     kind = type(event)
@@ -177,6 +203,8 @@ class HttpConnection:
                     data = await self._receive()
             if data:
                 self.fresh = False
+            elif self.h11.their_state is h11.SEND_RESPONSE:
+                raise anyio.EndOfStream  # closed before answering (h11 words it oddly)
             self.h11.receive_data(data)
 
     async def receive_head(self, timeout: float) -> h11.Response:
@@ -243,7 +271,9 @@ class ConnectionPool:
         now = anyio.current_time()
         while idle:
             connection = idle.pop()
-            if now - connection.idle_since < self.timeouts.keep_alive:
+            if now - connection.idle_since < self.timeouts.keep_alive and not _dropped(
+                connection.stream
+            ):
                 return connection
             await connection.aclose()
         scheme, host, port = origin

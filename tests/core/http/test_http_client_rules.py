@@ -385,7 +385,7 @@ def test_no_get_stream_is_fine(status: int) -> None:
 
 
 def test_the_get_stream_delivers_and_is_reopened_after_retry() -> None:
-    wire = Wire()
+    wire = Wire(max_reconnects=4, max_retry_delay=0.6)
     wire.open_session(listen=0)
     get = wire.last()
     changed = json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
@@ -393,13 +393,14 @@ def test_the_get_stream_delivers_and_is_reopened_after_retry() -> None:
     assert isinstance(wire.delivered[-1], Notification)
     again = wire.last()
     assert (again.method, again.delay, header(again, "last-event-id")) == ("GET", 0.25, "g2")
-    # Reopenings that bring nothing back off, then stop (max_reconnects = 3).
+    # Reopenings that bring nothing back off (up to max_retry_delay), then stop
+    # (max_reconnects = 4).
     delays = []
-    for _ in range(3):
+    for _ in range(4):
         get = wire.last()
         wire.answer(get, 200, SSE, b"")
         delays.append(wire.last().delay if wire.last() is not get else None)
-    assert delays == [0.25, 0.5, None]
+    assert delays == [0.5, 0.6, 0.6, None]
 
 
 def test_without_the_standalone_stream_option_there_is_no_get() -> None:
@@ -441,13 +442,87 @@ def test_a_broken_stream_is_resumed_too_with_the_default_delay() -> None:
 
 
 def test_resumption_gives_up_after_empty_attempts() -> None:
-    wire = Wire()
+    wire = Wire(max_reconnects=3)
     wire.open_session()
     (post,) = wire.send(call(id=5))
     wire.answer(post, 200, SSE, event("", id="a"))
     for _ in range(3):
         wire.answer(wire.last(), 200, SSE, b"")
     assert "no answer came" in wire.failed[5].reason
+    assert wire.failed[5].unknown
+
+
+def test_a_resumption_that_cannot_connect_backs_off_then_fails() -> None:
+    # Issue 14 item 3: a GET that never got a head was neither failed nor retried,
+    # and the call hung. Each attempt waits the server's retry, doubled each time
+    # (up to max_retry_delay); max_reconnects attempts in a row, then the call fails.
+    wire = Wire(max_reconnects=4, max_retry_delay=0.3)
+    wire.open_session()
+    (post,) = wire.send(call(id=5))
+    wire.answer(post, 200, SSE, event("", id="a", retry=100), end=False)
+    wire.apply(wire.ep.receive_failure(post.exchange, "the server closed the connection"))
+    delays = []
+    while 5 not in wire.failed:
+        get = wire.last()
+        assert (get.method, header(get, "last-event-id")) == ("GET", "a")
+        delays.append(get.delay)
+        wire.apply(wire.ep.receive_failure(get.exchange, "the connection was refused"))
+    assert delays == [0.1, 0.2, 0.3, 0.3]
+    failure = wire.failed[5]
+    assert failure.unknown
+    assert "resuming the stream failed 4 times in a row" in failure.reason
+    assert "the connection was refused" in failure.reason
+
+
+def test_a_server_back_within_the_attempts_resumes_the_stream() -> None:
+    wire = Wire()
+    wire.open_session()
+    (post,) = wire.send(call(id=5))
+    wire.answer(post, 200, SSE, event("", id="a", retry=10))
+    for _ in range(2):
+        wire.apply(wire.ep.receive_failure(wire.last().exchange, "the connection was refused"))
+    resume = wire.last()
+    assert (resume.method, header(resume, "last-event-id")) == ("GET", "a")
+    wire.answer(resume, 200, SSE, event(result(5, {"ok": True}), id="b"), end=False)
+    assert wire.failed == {}
+    assert isinstance(wire.delivered[-1], Response) and wire.delivered[-1].id == 5
+
+
+def test_a_resumption_that_finds_the_session_gone_fails_with_session_lost() -> None:
+    wire = Wire()
+    wire.open_session()
+    (post,) = wire.send(call(id=5))
+    wire.answer(post, 200, SSE, event("", id="a", retry=10))
+    wire.answer(wire.last(), 503, (), b"restarting")  # an attempt: try again
+    get = wire.last()
+    assert (get.method, get.delay) == ("GET", 0.02)
+    wire.answer(get, 404, (), b"")
+    assert wire.failed[5].reason.startswith("session lost")
+    assert wire.failed[5].unknown
+
+
+def test_a_post_is_sent_again_only_when_that_is_safe() -> None:
+    # RFC 9112 section 9.3.1: what the adapter may send again on its own.
+    wire = Wire()
+    wire.open_session()
+    initialize_post, initialized_post = wire.sends[:2]
+    assert initialize_post.replayable and initialized_post.replayable
+    (listing,) = wire.send(Request(id=2, method="tools/list"))
+    (called,) = wire.send(call(id=3))
+    assert listing.replayable and not called.replayable
+
+
+def test_a_post_that_was_sent_fails_with_its_outcome_unknown() -> None:
+    wire = Wire()
+    wire.open_session()
+    (unsent,) = wire.send(call(id=5))
+    (sent,) = wire.send(call(id=6))
+    wire.ep.request_sent(sent.exchange)
+    wire.apply(wire.ep.receive_failure(unsent.exchange, "the connection was refused"))
+    wire.apply(wire.ep.receive_failure(sent.exchange, "the server closed the connection"))
+    assert not wire.failed[5].unknown
+    assert wire.failed[6].unknown
+    assert [s.exchange for s in wire.sends].count(sent.exchange) == 1
 
 
 @pytest.mark.parametrize(
@@ -500,13 +575,29 @@ def test_an_answer_that_came_on_another_stream_needs_no_resumption() -> None:
     assert wire.last() is post and wire.failed == {}
 
 
-def test_an_oversized_event_breaks_the_stream() -> None:
+def test_an_oversized_event_fails_the_request() -> None:
+    # Issue 14 item 4: resuming would replay the same event (and our server
+    # refused the GET with 400, which the call reported); it says what happened.
     wire = Wire(max_event_bytes=64)
     wire.open_session()
     (post,) = wire.send(call(id=5))
     wire.answer(post, 200, SSE, event("", id="a", retry=10) + event("x" * 100), end=False)
     assert post.exchange in wire.aborted
-    assert header(wire.last(), "last-event-id") == "a"
+    assert wire.last() is post
+    assert wire.failed[5].reason == (
+        "the answer is over 64 bytes, the client's limit (max_event_bytes)"
+    )
+
+
+def test_an_oversized_json_answer_fails_the_request() -> None:
+    wire = Wire(max_answer_bytes=64)
+    wire.open_session()
+    (post,) = wire.send(call(id=5))
+    wire.answer(post, 200, JSON, result(5, "x" * 100))
+    assert post.exchange in wire.aborted
+    assert wire.failed[5].reason == (
+        "the answer is over 64 bytes, the client's limit (max_answer_bytes)"
+    )
 
 
 # --- cancellation -----------------------------------------------------------------------------

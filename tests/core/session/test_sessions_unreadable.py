@@ -5,12 +5,14 @@ server still answers an unreadable message with -32700 (JSON-RPC 2.0 section 5).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from helpers import SessionPair
 
 from mcp_core import RemoteProtocolError
 from mcp_core.session.base import MAX_UNREADABLE_IN_A_ROW, SessionState
-from mcp_core.session.events import ProtocolViolation
+from mcp_core.session.events import ErrorReceived, ProtocolViolation
 from mcp_core.wire import PARSE_ERROR, Notification, encode_message
 
 
@@ -60,3 +62,63 @@ def test_a_server_still_answers_garbage_with_a_parse_error() -> None:
     sent = pair.server.messages_to_send()
     assert len(sent) == MAX_UNREADABLE_IN_A_ROW + 1
     assert pair.server.state is SessionState.READY
+
+
+def test_a_client_fails_the_request_an_oversized_answer_was_for() -> None:
+    # Issue 14 item 4: a stdio line over the client's cap, dropped unread, answered
+    # a request that then waited forever. Its head names the request: it fails.
+    pair = SessionPair(revisions=("2025-11-25",))
+    pair.open()
+    client = pair.client
+    request_id = client.send_request("ping")
+    head = b'{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"xxx' % (
+        encode_message_id(request_id)
+    )
+    (failed,) = client.receive_unreadable("message longer than 9 bytes", head)
+    assert isinstance(failed, ErrorReceived) and failed.local
+    assert (failed.id, failed.method, failed.error.code) == (request_id, "ping", PARSE_ERROR)
+    assert failed.error.message == "the answer is a message longer than 9 bytes"
+    assert client.state is SessionState.READY
+    # A late copy of the answer is dropped: the request is no longer pending.
+    assert (
+        client.receive_bytes(
+            b'{"jsonrpc":"2.0","id":%s,"result":{}}' % (encode_message_id(request_id))
+        )
+        == []
+    )
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"xxxx',
+        b'{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"xxxxxxxxxx',
+        b'{"jsonrpc":"2.0","id":99,"result":{"content":[{"type":"text","text":"x',
+    ],
+    ids=["a-notification", "id-after-the-result", "not-our-request"],
+)
+def test_a_client_fails_the_channel_when_it_cannot_tell_what_it_lost(head: bytes) -> None:
+    pair = SessionPair(revisions=("2025-11-25",))
+    pair.open()
+    client = pair.client
+    client.send_request("ping")
+    with pytest.raises(RemoteProtocolError):
+        client.receive_unreadable("message longer than 9 bytes", head)
+    assert client.state is SessionState.ERROR
+    assert client.error_reason == (
+        "the server wrote a message longer than 9 bytes, and which request it answers "
+        "cannot be read"
+    )
+
+
+def test_a_server_answers_an_oversized_line_with_a_parse_error_whatever_its_head() -> None:
+    pair = SessionPair(revisions=("2025-11-25",))
+    pair.open()
+    (violation,) = pair.server.receive_unreadable("too long", b'{"jsonrpc":"2.0","id":1,')
+    assert isinstance(violation, ProtocolViolation) and violation.code == PARSE_ERROR
+    (reply,) = pair.server.messages_to_send()
+    assert encode_message(reply).startswith(b'{"jsonrpc":"2.0","id":null,"error"')
+
+
+def encode_message_id(request_id: object) -> bytes:
+    return json.dumps(request_id).encode()

@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcp_core.wire.framing import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong, frame
+from mcp_core.wire.framing import (
+    DEFAULT_MAX_LINE_BYTES,
+    HEAD_BYTES,
+    LineFramer,
+    LineTooLong,
+    frame,
+)
 
 Output = list[bytes | LineTooLong]
 
@@ -38,13 +44,18 @@ def reference(data: bytes, cap: int) -> Output:
         if piece.endswith(b"\r"):
             piece = piece[:-1]
         if len(piece) > cap:
-            out.append(LineTooLong(cap + 1))
+            out.append(LineTooLong(cap + 1, piece[: min(HEAD_BYTES, cap + 1)]))
         elif piece.strip(b" \t\n\r\x0b\x0c"):
             out.append(piece)
     return out
 
 
-TOO_LONG = LineTooLong(5)  # for cap 4
+def too_long(head: bytes = b"abcde") -> LineTooLong:
+    """The marker for cap 4: its head is the line's first 5 bytes."""
+    return LineTooLong(5, head)
+
+
+TOO_LONG = too_long()
 
 CASES: list[tuple[bytes, int, Output]] = [
     (b'{"a":1}\n', 100, [b'{"a":1}']),
@@ -65,12 +76,12 @@ CASES: list[tuple[bytes, int, Output]] = [
     (b"abcd\r", 4, [b"abcd"]),
     (b"abcde\n", 4, [TOO_LONG]),
     (b"abcde\r\n", 4, [TOO_LONG]),
-    (b"abcd\r\r\n", 4, [TOO_LONG]),
-    (b"abcd\rX\n", 4, [TOO_LONG]),
+    (b"abcd\r\r\n", 4, [too_long(b"abcd\r")]),
+    (b"abcd\rX\n", 4, [too_long(b"abcd\r")]),
     (b"abcde", 4, [TOO_LONG]),
     (b"abcdefghijklmnop\nok\n", 4, [TOO_LONG, b"ok"]),
     (b"a\nabcdefghij\r\nb\nabcdefg", 4, [b"a", TOO_LONG, b"b", TOO_LONG]),
-    (b"      \n", 4, [TOO_LONG]),  # too long is decided before blankness
+    (b"      \n", 4, [too_long(b"     ")]),  # too long is decided before blankness
 ]
 
 
@@ -98,7 +109,7 @@ def test_accepts_bytearray_and_memoryview() -> None:
 def test_marker_is_emitted_before_the_line_ends() -> None:
     framer = LineFramer(4)
     assert framer.feed(b"abcd") == []
-    assert framer.feed(b"e") == [LineTooLong(5)]
+    assert framer.feed(b"e") == [TOO_LONG]
     assert framer.buffered_bytes == 0
     assert framer.feed(b"more junk") == []
     assert framer.feed(b"\nok\n") == [b"ok"]
@@ -118,7 +129,7 @@ def test_huge_line_keeps_memory_bounded_and_resyncs() -> None:
     for _ in range(200 * 16):  # 200 MiB in 64 KiB chunks
         out += framer.feed(chunk)
         assert framer.buffered_bytes <= DEFAULT_MAX_LINE_BYTES + 1
-    assert out == [LineTooLong(DEFAULT_MAX_LINE_BYTES + 1)]
+    assert out == [LineTooLong(DEFAULT_MAX_LINE_BYTES + 1, b"x" * HEAD_BYTES)]
     assert framer.buffered_bytes == 0
     assert framer.feed(chunk + b'\n{"ok":true}\n') == [b'{"ok":true}']
 
@@ -170,4 +181,4 @@ def test_any_split_matches_reference(data: bytes, cap: int, cuts: list[int]) -> 
             assert b"\n" not in item
             assert 0 < len(item) <= cap
         else:
-            assert item == LineTooLong(cap + 1)
+            assert item.size_hint == cap + 1

@@ -271,6 +271,12 @@ async def test_tls(tmp_path: Path) -> None:
                         pass
                 async with client_of(secure, "modern", verify=False) as client:
                     assert only_text(await client.call_tool("echo", {"text": "any"})) == "any"
+                    # Kept alive over TLS too: the pool's check that an idle
+                    # connection is still open does not take TLS records for a close.
+                    before = proxy.connections
+                    for n in range(5):
+                        assert only_text(await client.call_tool("echo", {"text": str(n)})) == str(n)
+                    assert proxy.connections == before
 
 
 async def test_no_server_fails_the_opening_with_http_error() -> None:

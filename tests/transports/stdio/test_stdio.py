@@ -21,6 +21,7 @@ import anyio.to_thread
 import pytest
 
 from mcp_core.wire import LineTooLong
+from mcp_core.wire.framing import HEAD_BYTES
 from transports.stdio_process import INHERITED_ENV_VARS, StdioProcess, open_stdio_process
 from transports.stdio_streams import StdioStream
 
@@ -152,7 +153,7 @@ async def test_stream_final_line_without_newline(pipes: Pipes) -> None:
     os.write(peer_w, b"x" * 20 + b'\n{"a":1}\r')
     pipes.close(peer_w)
     with anyio.fail_after(LIMIT):
-        assert await receive_all(stream) == [LineTooLong(9), b'{"a":1}']
+        assert await receive_all(stream) == [LineTooLong(9, b"x" * 9), b'{"a":1}']
         with pytest.raises(anyio.EndOfStream):
             await stream.receive()
     await stream.aclose()
@@ -399,7 +400,12 @@ async def test_line_over_cap_gives_one_marker_and_goes_on() -> None:
     with anyio.fail_after(LIMIT):
         async with open_stdio_process(child, max_line_bytes=64) as proc:
             got = await receive_all(proc.stream)
-    assert got == [b"x" * 64, LineTooLong(65), LineTooLong(65), b'{"ok":1}']
+    assert got == [
+        b"x" * 64,
+        LineTooLong(65, b"y" * 65),
+        LineTooLong(65, b"z" * 65),
+        b'{"ok":1}',
+    ]
 
 
 async def test_huge_line_without_newline_stays_bounded() -> None:
@@ -419,7 +425,7 @@ async def test_huge_line_without_newline_stays_bounded() -> None:
         with anyio.fail_after(LIMIT):
             async with open_stdio_process(child, max_line_bytes=cap) as proc:
                 tracemalloc.reset_peak()
-                assert await proc.stream.receive() == LineTooLong(cap + 1)
+                assert await proc.stream.receive() == LineTooLong(cap + 1, b"x" * HEAD_BYTES)
                 assert proc.stream.buffered_bytes <= cap + 1
                 assert await proc.stream.receive() == b'{"after":1}'
                 _, peak = tracemalloc.get_traced_memory()
