@@ -346,7 +346,8 @@ class HttpService:
         # What a session is fed: the message the endpoint decoded already, when the
         # session's limits are the ones the endpoint decoded under (the defaults);
         # else the body, for the session to check against its own.
-        return decision.message if self._default_limits else decision.body
+        message = decision.message
+        return message if message is not None and self._default_limits else decision.body
 
     # --- carrying out decisions ----------------------------------------------------------
 
@@ -450,7 +451,10 @@ class HttpService:
         stream_id = decision.stream_id or ""
         endpoint.attach(decision.session_id, stream_id, anyio.current_time())
         driver = session.connection.driver
-        jobs = driver.feed_inline(self._fed(decision))
+        # A batch's handlers run in tasks of their own, side by side, as on stdio.
+        jobs = [] if decision.batch else driver.feed_inline(self._fed(decision))
+        if decision.batch:
+            driver.feed(decision.body)
         ended = endpoint.fed(decision)
         if ended is not None:
             self._end(ended.session_id)

@@ -52,17 +52,23 @@ class AnswerStream:
         overflow: the client read too slowly; its connection is dropped.
         early: called when a message is queued before the stream's end, for a
             stream whose writer is busy running the request's handler.
+        batch: the ids of the requests of a 2025-03-26 batch answered together.
+        pending: responses still to come before the stream ends.
+        batched: the responses of a batch answered in JSON, until the last.
     """
 
     __slots__ = (
         "_wake",
         "attached",
+        "batch",
+        "batched",
         "done",
         "early",
         "items",
         "json_only",
         "mode",
         "overflow",
+        "pending",
         "request_id",
         "response",
         "session_id",
@@ -76,8 +82,12 @@ class AnswerStream:
         request_id: RequestId | None,
         mode: str | None = None,
         json_only: bool = False,
+        batch: tuple[RequestId, ...] = (),
     ) -> None:
         self.session_id = session_id
+        self.batch = batch
+        self.pending = len(batch) or 1
+        self.batched: list[bytes] = []
         self.stream_id = stream_id
         self.request_id = request_id
         self.mode = mode
@@ -127,12 +137,20 @@ class AnswerStream:
         if self.mode is None:
             # Answer JSON when the response is the first thing to say, else SSE.
             self.mode = "json" if final else "sse"
+        if final:
+            self.pending -= 1
         if self.mode == "json":
+            if self.batch:
+                # A batch's responses go out together, as one JSON array.
+                self.batched.append(data)
+                if self.pending:
+                    return
+                data = b"[" + b",".join(self.batched) + b"]"
             self.response = (message, data)
             self.done = True
         else:
             self.push(endpoint.event(self.session_id, self.stream_id, data))
-            self.done = final
+            self.done = final and not self.pending
             if not final and self.early is not None:
                 self.early()
         self.wake()
@@ -182,13 +200,15 @@ class LegacySession:
         """The stream for a dispatched request (the endpoint routes its messages
         there already); made before the body is fed, since the session may answer
         at once (ping)."""
-        assert dispatch.request_id is not None and dispatch.stream_id is not None
+        assert dispatch.stream_id is not None
+        assert dispatch.request_id is not None or dispatch.batch
         stream = AnswerStream(
             self.id,
             dispatch.stream_id,
             dispatch.request_id,
             mode="sse" if dispatch.sse else ("json" if dispatch.json_only else None),
             json_only=dispatch.json_only,
+            batch=dispatch.batch,
         )
         stream.attached = True  # the POST's connection waits for it
         self.streams[dispatch.stream_id] = stream
@@ -199,8 +219,9 @@ class LegacySession:
         id was sent): nobody can resume it, so forget it."""
         stream_id = stream.stream_id or ""
         self.streams.pop(stream_id, None)
-        if stream.request_id is not None:
-            self.routes.abandon(stream.request_id, stream_id)
+        for request_id in stream.batch or (stream.request_id,):
+            if request_id is not None:
+                self.routes.abandon(request_id, stream_id)
         stream.finish()
 
     def _sink(self, messages: list[Message], related: RequestId | None) -> None:
@@ -212,7 +233,7 @@ class LegacySession:
             if stream is None:
                 continue  # dropped, or the session has ended
             stream.put(self.endpoint, message, final)
-            if final:
+            if stream.done:
                 del streams[stream_id]  # type: ignore[arg-type]
 
     def close(self) -> None:
