@@ -170,6 +170,9 @@ class Dispatch:
             empty data and a ``retry`` (2025-11-25 polling), or None.
         headers: headers for the answer besides Content-Type (Mcp-Session-Id).
         accepted: the answer to a notification or response (or a batch of them).
+        poll_after: end the SSE answer this many seconds after it starts if
+            the response has not come by then (SSE polling; the client resumes
+            with GET and Last-Event-ID), or None.
         batch: the ids of the requests of a 2025-03-26 batch (see `batches`),
             whose responses all go on this one answer: a JSON array, or events
             of one SSE stream that ends after the last of them.
@@ -186,6 +189,7 @@ class Dispatch:
     priming: bytes | None = None
     headers: Headers = ()
     accepted: Reply | None = None
+    poll_after: float | None = None
     batch: tuple[RequestId, ...] = ()
 
 

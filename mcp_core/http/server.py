@@ -372,7 +372,7 @@ class HttpEndpoint:
             return busy
         mode = self.config.response_mode
         stream_id = session.new_stream_id()
-        polling = session.revision in _POLLING
+        polling = session.revision in _POLLING and mode != "json"
         sse = mode == "sse" or (mode == "auto" and polling)
         # Registered now, before the body is fed, as the session may answer at
         # once (ping); see `routing` for where its messages go.
@@ -386,7 +386,9 @@ class HttpEndpoint:
             stream_id=stream_id,
             sse=sse,
             json_only=mode == "json",
-            priming=self._priming(session, stream_id) if polling and mode != "json" else None,
+            priming=self._priming(session, stream_id) if polling else None,
+            # Item 6: with an event id and a `retry` sent, the server MAY close.
+            poll_after=self.config.sse_poll_after if polling else None,
             headers=headers,
         )
 

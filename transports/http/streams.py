@@ -49,6 +49,8 @@ class AnswerStream:
         items: SSE events waiting to be written.
         done: the final message is queued: end after writing what is queued.
         attached: a connection is writing this stream.
+        owner: the responder of that connection (a POST's, or a GET's that took
+            the stream over), so that only it detaches the stream.
         overflow: the client read too slowly; its connection is dropped.
         early: called when a message is queued before the stream's end, for a
             stream whose writer is busy running the request's handler.
@@ -68,6 +70,7 @@ class AnswerStream:
         "json_only",
         "mode",
         "overflow",
+        "owner",
         "pending",
         "request_id",
         "response",
@@ -96,6 +99,7 @@ class AnswerStream:
         self.items: list[bytes] = []
         self.done = False
         self.attached = False
+        self.owner: object = None
         self.overflow = False
         self.early: Callable[[], None] | None = None
         # The writer's event, made when it first waits: an idle session's
@@ -154,6 +158,19 @@ class AnswerStream:
             if not final and self.early is not None:
                 self.early()
         self.wake()
+
+    def attach(self, owner: object) -> None:
+        """A connection starts writing the stream (taking it over from any other)."""
+        self.attached = True
+        self.owner = owner
+
+    def detach(self, owner: object) -> None:
+        """The connection of ``owner`` stopped writing the stream; what it had not
+        written yet is dropped (a legacy stream's events wait in the event store)."""
+        if self.owner is owner:
+            self.attached = False
+            self.owner = None
+            self.items.clear()
 
     def push(self, event: bytes) -> None:
         """Queue one encoded SSE event, if a connection is writing the stream."""
