@@ -102,11 +102,8 @@ async def request_metadata(client: Client) -> None:
 async def request_state(client: Client) -> None:
     # Each tool asks for input (with or without requestState) or answers at once;
     # the client's retries are what is checked.
-    await client.list_tools()
-    for name in ("test_mrtr_echo_state", "test_mrtr_no_state"):
-        print(name, (await client.call_tool(name, {})).content)
-    for name in ("test_mrtr_unrelated", "test_mrtr_no_result_type"):
-        print(name, (await client.call_tool(name, {})).content)
+    async for tool in client.iter_tools():
+        print(tool.name, (await client.call_tool(tool.name, {})).content)
 
 
 async def standard_headers(client: Client) -> None:
