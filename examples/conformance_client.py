@@ -12,11 +12,21 @@ Scenarios: ``initialize`` (handshake, then list tools), ``tools_call`` (call
 ``add_numbers``), ``elicitation-sep1034-client-defaults`` (answer a form with the
 defaults its schema gives), ``sse-retry`` (a tool whose SSE stream the server closes
 early; the client resumes it with GET and Last-Event-ID after the ``retry`` delay).
+The 2026-07-28 ones (harness 0.2.0-alpha.12, suite ``all``): ``request-metadata``
+(``_meta`` and MCP-Protocol-Version on every request, a retry after -32022),
+``sep-2322-client-request-state`` (multi round-trip retries), ``http-standard-headers``,
+``http-custom-headers`` and ``http-invalid-tool-headers`` (Mcp-Method, Mcp-Name and
+Mcp-Param-* headers; tools with bad ``x-mcp-header`` annotations are dropped),
+``json-schema-ref-no-deref`` (a network ``$ref`` is never fetched),
+``json-schema-2020-12-preservation`` (a tool's schema is kept as received) and
+``sep-2640-client-no-prefetch`` (nothing is read ahead of need). The calls
+``http-custom-headers`` makes come from ``MCP_CONFORMANCE_CONTEXT``.
 Exit status 0 on success, 1 when the scenario failed, 2 for an unknown scenario.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -26,7 +36,14 @@ from typing import Any
 import anyio
 from msgspec import UNSET
 
-from mcp_core.types import ElicitRequestParams, ElicitResult
+from mcp_core.types import (
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitRequestParams,
+    ElicitResult,
+    Root,
+    TextContent,
+)
 from transports import Client, connect_http
 
 
@@ -59,6 +76,84 @@ async def sse_retry(client: Client) -> None:
     print(result.content)
 
 
+def confirm(params: ElicitRequestParams) -> ElicitResult:
+    """Accept any form with ``confirmed: true``."""
+    return ElicitResult(action="accept", content={"confirmed": True})
+
+
+def decline_sampling(params: CreateMessageRequestParams) -> CreateMessageResult:
+    """A sampling answer with no model behind it (the callback declares the capability)."""
+    return CreateMessageResult(
+        role="assistant", content=TextContent(text="no model here"), model="none"
+    )
+
+
+def no_roots() -> list[Root]:
+    return []
+
+
+async def request_metadata(client: Client) -> None:
+    # The mock refuses the first request with -32022 and the versions it supports,
+    # and declares no capabilities; what is checked is each request's `_meta` and
+    # MCP-Protocol-Version header, from server/discover on.
+    await initialize(client)
+
+
+async def request_state(client: Client) -> None:
+    # Each tool asks for input (with or without requestState) or answers at once;
+    # the client's retries are what is checked.
+    async for tool in client.iter_tools():
+        print(tool.name, (await client.call_tool(tool.name, {})).content)
+
+
+async def standard_headers(client: Client) -> None:
+    # Mcp-Method on every POST, Mcp-Name on tools/call, resources/read, prompts/get.
+    async for tool in client.iter_tools():
+        await client.call_tool(tool.name, {})
+    async for resource in client.iter_resources():
+        await client.read_resource(resource.uri)
+    async for prompt in client.iter_prompts():
+        await client.get_prompt(prompt.name)
+
+
+async def custom_headers(client: Client) -> None:
+    # The calls to make come in the scenario's context; the client mirrors the
+    # x-mcp-header arguments into Mcp-Param-* headers from the tools/list schemas.
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT", "{}"))
+    await client.list_tools()
+    for call in context.get("toolCalls", []):
+        await client.call_tool(call["name"], call.get("arguments", {}))
+
+
+async def invalid_tool_headers(client: Client) -> None:
+    # The client drops the tools whose x-mcp-header annotations are invalid from
+    # tools/list; every tool it keeps is called.
+    async for tool in client.iter_tools():
+        names = tool.input_schema.get("properties", {})
+        await client.call_tool(tool.name, {name: "us-west1" for name in names})
+
+
+async def list_only(client: Client) -> None:
+    # A network $ref in a schema is never fetched: the client keeps schemas as data.
+    tools = [tool.name async for tool in client.iter_tools()]
+    print(tools)
+
+
+async def schema_preservation(client: Client) -> None:
+    # The focal tool's inputSchema goes back verbatim, as the client received it.
+    tools = {tool.name: tool async for tool in client.iter_tools()}
+    schema = tools["json_schema_2020_12_tool"].input_schema
+    await client.call_tool("json_schema_echo", {"schema": schema})
+
+
+async def no_prefetch(client: Client) -> None:
+    # The skills extension (SEP-2640), which this client does not implement: what is
+    # checked is that no skill file is read ahead of need. The client reads nothing
+    # on connection or on listing resources.
+    if client.server_capabilities.resources is not UNSET:
+        print([resource.uri async for resource in client.iter_resources()])
+
+
 SCENARIOS: dict[str, tuple[Callable[[Client], Awaitable[None]], dict[str, Any]]] = {
     "initialize": (initialize, {}),
     "tools_call": (tools_call, {}),
@@ -67,6 +162,17 @@ SCENARIOS: dict[str, tuple[Callable[[Client], Awaitable[None]], dict[str, Any]]]
         {"elicitation": accept_defaults},
     ),
     "sse-retry": (sse_retry, {}),
+    "request-metadata": (
+        request_metadata,
+        {"elicitation": accept_defaults, "sampling": decline_sampling, "roots": no_roots},
+    ),
+    "sep-2322-client-request-state": (request_state, {"elicitation": confirm}),
+    "http-standard-headers": (standard_headers, {}),
+    "http-custom-headers": (custom_headers, {}),
+    "http-invalid-tool-headers": (invalid_tool_headers, {}),
+    "json-schema-ref-no-deref": (list_only, {}),
+    "json-schema-2020-12-preservation": (schema_preservation, {}),
+    "sep-2640-client-no-prefetch": (no_prefetch, {}),
 }
 
 

@@ -85,6 +85,16 @@ class HttpServerConfig:
         sse_retry_ms: the ``retry`` sent with priming events: how long a
             client waits before reconnecting to a closed stream (one second, a
             polling pace that costs little and loses little time).
+        sse_poll_after: SSE polling, server half (2025-11-25 basic/transports.mdx
+            "Sending Messages to the Server" item 6: after the priming event the
+            server MAY close the connection, and the client polls back with GET
+            and Last-Event-ID). When set, the SSE answer to a request of a
+            2025-11-25 session whose response has not come after this many
+            seconds (0: right after the priming event) is ended; the handler goes
+            on, and what it sends later waits in the event store for the
+            client's GET, which replays it and goes on with the stream. Frees the
+            connection of a long call; behind a proxy that cuts long responses it
+            keeps calls alive. None (the default): streams stay open.
         max_stored_events: events each session keeps for Last-Event-ID replay.
         max_stored_bytes: bytes of them kept at most.
         standalone_stream: offer the GET stream; False answers GET with 405.
@@ -110,6 +120,7 @@ class HttpServerConfig:
     session_idle_timeout: float = 1800.0
     response_mode: ResponseMode = "auto"
     sse_retry_ms: int = 1000
+    sse_poll_after: float | None = None
     max_stored_events: int = DEFAULT_MAX_STORED_EVENTS
     max_stored_bytes: int = DEFAULT_MAX_STORED_BYTES
     standalone_stream: bool = True

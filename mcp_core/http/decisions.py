@@ -157,7 +157,7 @@ class Dispatch:
     """Feed ``body`` to a session and answer from what it sends.
 
     Attributes:
-        message: the decoded message (params still Raw).
+        message: the decoded message (params still Raw); None for a batch.
         body: its bytes, to feed as they are.
         session_id: the legacy session to feed, or None: a 2026-07-28 request,
             served on its own.
@@ -174,10 +174,16 @@ class Dispatch:
         priming: the first event to write when streaming: an event id with
             empty data and a ``retry`` (2025-11-25 polling), or None.
         headers: headers for the answer besides Content-Type (Mcp-Session-Id).
-        accepted: the answer to a notification or response.
+        accepted: the answer to a notification or response (or a batch of them).
+        poll_after: end the SSE answer this many seconds after it starts if
+            the response has not come by then (SSE polling; the client resumes
+            with GET and Last-Event-ID), or None.
+        batch: the ids of the requests of a 2025-03-26 batch (see `batches`),
+            whose responses all go on this one answer: a JSON array, or events
+            of one SSE stream that ends after the last of them.
     """
 
-    message: Message
+    message: Message | None
     body: bytes
     session_id: str | None
     created: bool = False
@@ -188,6 +194,8 @@ class Dispatch:
     priming: bytes | None = None
     headers: Headers = ()
     accepted: Reply | None = None
+    poll_after: float | None = None
+    batch: tuple[RequestId, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

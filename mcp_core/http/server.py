@@ -60,11 +60,14 @@ from ..wire.jsonrpc import (
     Message,
     Notification,
     Request,
+    RequestId,
     decode_message,
     encode_message,
     error_reply,
+    is_batch,
 )
 from ..wire.sse import encode_event
+from .batches import BATCH_REVISION, read_batch
 from .config import DEFAULT_MAX_BODY_BYTES, HttpServerConfig
 from .decisions import (
     JSON_HEADER,
@@ -339,6 +342,8 @@ class HttpEndpoint:
     def _legacy_post(
         self, request: HttpRequest, body: bytes, now: float, principal: str | None
     ) -> Decision:
+        if is_batch(body):
+            return self._legacy_batch(request, body, now, principal)
         message = self._decode(body)
         if isinstance(message, Reply):
             return message
@@ -362,21 +367,12 @@ class HttpEndpoint:
         if type(message) is not Request:
             # "Sending Messages to the Server" item 4: 202 with no body.
             return Dispatch(message, body, session.id, accepted=Reply(202, headers))
-        limit = self.config.max_requests_in_flight
-        if getattr(session.protocol, "requests_in_flight", 0) >= limit:
-            # RFC 6585 section 4: 429, "too many requests", with Retry-After;
-            # the body is the request's JSON-RPC error, which clients (the SDK's
-            # among them) hand to the caller of that request.
-            return refuse(
-                429,
-                f"{limit} requests of this session are in flight",
-                request_id=message.id,
-                data={"limit": limit},
-                headers=(("retry-after", "1"), *headers),
-            )
+        busy = self._too_busy(session, 1, message.id, headers)
+        if busy is not None:
+            return busy
         mode = self.config.response_mode
         stream_id = session.new_stream_id()
-        polling = session.revision in _POLLING
+        polling = session.revision in _POLLING and mode != "json"
         sse = mode == "sse" or (mode == "auto" and polling)
         # Registered now, before the body is fed, as the session may answer at
         # once (ping); see `routing` for where its messages go.
@@ -390,8 +386,69 @@ class HttpEndpoint:
             stream_id=stream_id,
             sse=sse,
             json_only=mode == "json",
-            priming=self._priming(session, stream_id) if polling and mode != "json" else None,
+            priming=self._priming(session, stream_id) if polling else None,
+            # Item 6: with an event id and a `retry` sent, the server MAY close.
+            poll_after=self.config.sse_poll_after if polling else None,
             headers=headers,
+        )
+
+    def _legacy_batch(
+        self, request: HttpRequest, body: bytes, now: float, principal: str | None
+    ) -> Decision:
+        # A JSON-RPC batch: only in a 2025-03-26 session (see `batches`); in any
+        # other, or with no session yet, refused as it always was (-32600).
+        found = self._session_of(request, now, principal)
+        if isinstance(found, Reply) or found.revision != BATCH_REVISION:
+            refusal = self._decode(body)
+            assert isinstance(refusal, Reply)  # an array is never one message
+            return refusal
+        session = found
+        members = read_batch(body)
+        if isinstance(members, Reply):
+            return members
+        headers = (("mcp-session-id", session.id),)
+        ids = tuple(member.id for member in members if type(member) is Request)
+        if not ids:
+            # 2025-03-26 "Sending Messages to the Server" item 4.
+            return Dispatch(None, body, session.id, accepted=Reply(202, headers))
+        busy = self._too_busy(session, len(ids), None, headers)
+        if busy is not None:
+            return busy
+        # Item 5: JSON (here one array of the responses) or SSE. The answer is one
+        # array unless every answer is a stream ("sse"); then, as for one request
+        # answered in JSON, messages related to the batch's requests go on the
+        # standalone stream.
+        sse = self.config.response_mode == "sse"
+        stream_id = session.new_stream_id()
+        for request_id in ids:
+            session.routes.open(request_id, stream_id, json_only=not sse)
+        return Dispatch(
+            None,
+            body,
+            session.id,
+            stream_id=stream_id,
+            sse=sse,
+            json_only=not sse,
+            headers=headers,
+            batch=ids,
+        )
+
+    def _too_busy(
+        self, session: HttpSession, count: int, request_id: RequestId | None, headers: Headers
+    ) -> Reply | None:
+        # ``count`` more requests would pass max_requests_in_flight: RFC 6585
+        # section 4: 429, "too many requests", with Retry-After; the body is the
+        # request's JSON-RPC error, which clients (the SDK's among them) hand to
+        # the caller of that request.
+        limit = self.config.max_requests_in_flight
+        if getattr(session.protocol, "requests_in_flight", 0) + count <= limit:
+            return None
+        return refuse(
+            429,
+            f"{limit} requests of this session are in flight",
+            request_id=request_id,
+            data={"limit": limit},
+            headers=(("retry-after", "1"), *headers),
         )
 
     def _make_room(self, principal: str | None, address: str | None) -> Reply | None:

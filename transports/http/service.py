@@ -365,7 +365,8 @@ class HttpService:
         # What a session is fed: the message the endpoint decoded already, when the
         # session's limits are the ones the endpoint decoded under (the defaults);
         # else the body, for the session to check against its own.
-        return decision.message if self._default_limits else decision.body
+        message = decision.message
+        return message if message is not None and self._default_limits else decision.body
 
     # --- carrying out decisions ----------------------------------------------------------
 
@@ -466,10 +467,14 @@ class HttpService:
             await out.reply(decision.accepted)
             return
         stream = session.open(decision)
+        stream.attach(out)
         stream_id = decision.stream_id or ""
         endpoint.attach(decision.session_id, stream_id, anyio.current_time())
         driver = session.connection.driver
-        jobs = driver.feed_inline(self._fed(decision))
+        # A batch's handlers run in tasks of their own, side by side, as on stdio.
+        jobs = [] if decision.batch else driver.feed_inline(self._fed(decision))
+        if decision.batch:
+            driver.feed(decision.body)
         ended = endpoint.fed(decision)
         if ended is not None:
             self._end(ended.session_id)
@@ -488,8 +493,7 @@ class HttpService:
                 session.abandon(stream)
             raise
         finally:
-            stream.attached = False
-            stream.items.clear()
+            stream.detach(out)
             endpoint.detach(decision.session_id, stream_id, anyio.current_time())
 
     async def _modern(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
@@ -580,8 +584,7 @@ class HttpService:
             await self._stream_events(out, stream, decision)
         finally:
             if stream is not None:
-                stream.attached = False
-                stream.items.clear()
+                stream.detach(out)
             self.endpoint.detach(decision.session_id, decision.stream_id, anyio.current_time())
 
     # --- writing answers -----------------------------------------------------------------
@@ -617,7 +620,12 @@ class HttpService:
                 if quiet.cancelled_caught:
                     first = b":\n\n"
         head = (*SSE_HEADERS, *decision.headers)
-        await self._write_sse(out, stream, head, first + stream.take())
+        if decision.poll_after is not None:
+            # A stream that may end before its response: its client comes back
+            # with a GET, on another connection, as this one stays with the
+            # request's handler until it returns.
+            head = (*head, ("connection", "close"))
+        await self._write_sse(out, stream, head, first + stream.take(), decision.poll_after)
 
     async def _stream_events(
         self, out: Responder, stream: AnswerStream | None, decision: OpenStream
@@ -628,20 +636,32 @@ class HttpService:
             # Resuming a stream that has ended: the replay is all there is.
             await out.reply(Reply(200, decision.headers, first))
             return
-        stream.attached = True
+        # A request's stream that its POST (or an earlier GET) still holds is taken
+        # over: what was queued for that connection is in the replay already.
+        stream.items.clear()
+        stream.attach(out)
         live = stream
         await out.watched(lambda: self._write_sse(out, live, decision.headers, first + live.take()))
 
     async def _write_sse(
-        self, out: Responder, stream: AnswerStream, head: Headers, first: bytes
+        self,
+        out: Responder,
+        stream: AnswerStream,
+        head: Headers,
+        first: bytes,
+        poll_after: float | None = None,
     ) -> None:
         # What is there goes with the head, and a stream that is complete by then
-        # (a response that came at once) is one write.
+        # (a response that came at once) is one write. With ``poll_after``, a
+        # stream still going then is ended (SSE polling: the client comes back
+        # with GET and Last-Event-ID for the rest, kept in the event store).
         data = first + stream.take() if stream.items else first
         if stream.done and not stream.overflow:
             await out.start(200, head, data, end=True)
             return
         await out.start(200, head, data)
+        ping = self.timeouts.sse_ping
+        close_at = None if poll_after is None else anyio.current_time() + poll_after
         while True:
             if stream.items:
                 data = stream.take()
@@ -652,10 +672,15 @@ class HttpService:
                 continue
             if stream.done or stream.overflow:
                 break
+            left = ping if close_at is None else min(ping, close_at - anyio.current_time())
+            if left <= 0:
+                # Polling: its events wait in the event store for the client's GET.
+                stream.detach(out)
+                break
             out.watch()
-            with anyio.move_on_after(self.timeouts.sse_ping) as quiet:
+            with anyio.move_on_after(left) as quiet:
                 await stream.wait()
-            if quiet.cancelled_caught:
+            if quiet.cancelled_caught and left == ping:
                 await out.send(b":\n\n")
         if stream.overflow:
             raise PeerGone

@@ -49,20 +49,29 @@ class AnswerStream:
         items: SSE events waiting to be written.
         done: the final message is queued: end after writing what is queued.
         attached: a connection is writing this stream.
+        owner: the responder of that connection (a POST's, or a GET's that took
+            the stream over), so that only it detaches the stream.
         overflow: the client read too slowly; its connection is dropped.
         early: called when a message is queued before the stream's end, for a
             stream whose writer is busy running the request's handler.
+        batch: the ids of the requests of a 2025-03-26 batch answered together.
+        pending: responses still to come before the stream ends.
+        batched: the responses of a batch answered in JSON, until the last.
     """
 
     __slots__ = (
         "_wake",
         "attached",
+        "batch",
+        "batched",
         "done",
         "early",
         "items",
         "json_only",
         "mode",
         "overflow",
+        "owner",
+        "pending",
         "request_id",
         "response",
         "session_id",
@@ -76,8 +85,12 @@ class AnswerStream:
         request_id: RequestId | None,
         mode: str | None = None,
         json_only: bool = False,
+        batch: tuple[RequestId, ...] = (),
     ) -> None:
         self.session_id = session_id
+        self.batch = batch
+        self.pending = len(batch) or 1
+        self.batched: list[bytes] = []
         self.stream_id = stream_id
         self.request_id = request_id
         self.mode = mode
@@ -86,6 +99,7 @@ class AnswerStream:
         self.items: list[bytes] = []
         self.done = False
         self.attached = False
+        self.owner: object = None
         self.overflow = False
         self.early: Callable[[], None] | None = None
         # The writer's event, made when it first waits: an idle session's
@@ -127,15 +141,36 @@ class AnswerStream:
         if self.mode is None:
             # Answer JSON when the response is the first thing to say, else SSE.
             self.mode = "json" if final else "sse"
+        if final:
+            self.pending -= 1
         if self.mode == "json":
+            if self.batch:
+                # A batch's responses go out together, as one JSON array.
+                self.batched.append(data)
+                if self.pending:
+                    return
+                data = b"[" + b",".join(self.batched) + b"]"
             self.response = (message, data)
             self.done = True
         else:
             self.push(endpoint.event(self.session_id, self.stream_id, data))
-            self.done = final
+            self.done = final and not self.pending
             if not final and self.early is not None:
                 self.early()
         self.wake()
+
+    def attach(self, owner: object) -> None:
+        """A connection starts writing the stream (taking it over from any other)."""
+        self.attached = True
+        self.owner = owner
+
+    def detach(self, owner: object) -> None:
+        """The connection of ``owner`` stopped writing the stream; what it had not
+        written yet is dropped (a legacy stream's events wait in the event store)."""
+        if self.owner is owner:
+            self.attached = False
+            self.owner = None
+            self.items.clear()
 
     def push(self, event: bytes) -> None:
         """Queue one encoded SSE event, if a connection is writing the stream."""
@@ -182,13 +217,15 @@ class LegacySession:
         """The stream for a dispatched request (the endpoint routes its messages
         there already); made before the body is fed, since the session may answer
         at once (ping)."""
-        assert dispatch.request_id is not None and dispatch.stream_id is not None
+        assert dispatch.stream_id is not None
+        assert dispatch.request_id is not None or dispatch.batch
         stream = AnswerStream(
             self.id,
             dispatch.stream_id,
             dispatch.request_id,
             mode="sse" if dispatch.sse else ("json" if dispatch.json_only else None),
             json_only=dispatch.json_only,
+            batch=dispatch.batch,
         )
         stream.attached = True  # the POST's connection waits for it
         self.streams[dispatch.stream_id] = stream
@@ -199,8 +236,9 @@ class LegacySession:
         id was sent): nobody can resume it, so forget it."""
         stream_id = stream.stream_id or ""
         self.streams.pop(stream_id, None)
-        if stream.request_id is not None:
-            self.routes.abandon(stream.request_id, stream_id)
+        for request_id in stream.batch or (stream.request_id,):
+            if request_id is not None:
+                self.routes.abandon(request_id, stream_id)
         stream.finish()
 
     def _sink(self, messages: list[Message], related: RequestId | None) -> None:
@@ -212,7 +250,7 @@ class LegacySession:
             if stream is None:
                 continue  # dropped, or the session has ended
             stream.put(self.endpoint, message, final)
-            if final:
+            if stream.done:
                 del streams[stream_id]  # type: ignore[arg-type]
 
     def close(self) -> None:

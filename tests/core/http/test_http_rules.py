@@ -375,6 +375,31 @@ def test_a_2025_11_25_session_streams_with_a_priming_event() -> None:
     assert event.data == "" and event.id is not None and event.retry == 500
 
 
+@pytest.mark.parametrize(
+    ("revision", "mode", "expected"),
+    [
+        ("2025-11-25", "auto", 0.5),
+        ("2025-11-25", "sse", 0.5),
+        ("2025-11-25", "json", None),  # no stream to close
+        ("2025-06-18", "sse", None),  # no priming event, no retry: no polling
+        ("2025-03-26", "auto", None),
+    ],
+)
+def test_sse_polling_closes_only_streams_with_a_priming_event(
+    revision: str, mode: Any, expected: float | None
+) -> None:
+    # Item 6: after the event id and `retry`, the server MAY close the connection.
+    endpoint = HttpEndpoint(HttpServerConfig(sse_poll_after=0.5, response_mode=mode))
+    sid = open_session(endpoint, revision=revision)
+    decision = endpoint.receive(request(mcp_session_id=sid), body("tools/list", id=3), 0.0)
+    assert isinstance(decision, Dispatch) and decision.poll_after == expected
+    assert (decision.priming is not None) == (expected is not None)
+    off = HttpEndpoint(HttpServerConfig(response_mode=mode))  # the default: never
+    sid = open_session(off, revision=revision)
+    decision = off.receive(request(mcp_session_id=sid), body("tools/list", id=3), 0.0)
+    assert isinstance(decision, Dispatch) and decision.poll_after is None
+
+
 def test_older_sessions_answer_json_unless_something_comes_first() -> None:
     endpoint = HttpEndpoint()
     sid = open_session(endpoint, revision="2025-06-18")

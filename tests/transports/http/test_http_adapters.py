@@ -162,3 +162,79 @@ async def test_refusals(served: Served) -> None:
         raw.target = raw.target.replace("/mcp", "/other")
         await raw.send("POST", initialize())
         assert (await raw.answer()).status == 404
+
+
+# --- JSON-RPC batches: 2025-03-26 only (its basic/transports.mdx "Sending Messages to
+# the Server" items 3-5) ---------------------------------------------------------------
+
+
+def note(method: str, **params: object) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+async def test_a_2025_03_26_batch_gets_an_array_of_its_responses(served: Served) -> None:
+    gates = Gates()
+    async with served(make_server(gates)) as client, client() as raw:
+        session_id = await open_session(raw, "2025-03-26")
+        batch = [
+            call("hang", {}, id=1),
+            note("notifications/roots/list_changed"),
+            call("echo", {"text": "b"}, id="two"),
+            {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+        ]
+        await raw.send("POST", batch, mcp_session_id=session_id)
+        await gates.started.wait()  # the batch's handlers run side by side
+        gates.release.set()
+        answer = await raw.answer()
+        assert answer.status == 200 and answer.headers["content-type"] == "application/json"
+        assert answer.headers["mcp-session-id"] == session_id
+        by_id = {member["id"]: member for member in answer.json()}
+        assert sorted(by_id, key=str) == [1, 3, "two"]
+        assert by_id[1]["result"]["content"][0]["text"] == "released"
+        assert by_id["two"]["result"]["content"][0]["text"] == "b"
+        assert by_id[3]["result"] == {}
+
+        # Item 4: only notifications and responses: 202, no body.
+        notes = [note("notifications/roots/list_changed")] * 2
+        await raw.send("POST", notes, mcp_session_id=session_id)
+        accepted = await raw.answer()
+        assert accepted.status == 202 and accepted.body == b""
+        # The session goes on.
+        await raw.send("POST", call("echo", {"text": "after"}, id=9), mcp_session_id=session_id)
+        assert (await raw.answer()).json()["result"]["content"][0]["text"] == "after"
+
+
+@pytest.mark.parametrize(
+    "batch",
+    [
+        # 2025-03-26 basic/lifecycle.mdx: never in a batch.
+        [initialize("2025-03-26"), call("hang", {}, id=7)],
+        [call("hang", {}, id=1), call("echo", {"text": "b"}, id=1)],
+        [call("hang", {}, id=1), {"jsonrpc": "1.0", "id": 2, "method": "ping"}],
+        [],
+    ],
+    ids=["initialize", "repeated-id", "bad-member", "empty"],
+)
+async def test_a_2025_03_26_batch_is_refused_whole(served: Served, batch: list[object]) -> None:
+    gates = Gates()
+    async with served(make_server(gates)) as client, client() as raw:
+        session_id = await open_session(raw, "2025-03-26")
+        await raw.send("POST", batch, mcp_session_id=session_id)
+        refused = await raw.answer()
+        assert refused.status == 400 and refused.json()["error"]["code"] == -32600
+        assert not gates.started.is_set()  # nothing of it was served
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+async def test_batches_are_refused_in_other_revisions(served: Served, version: str) -> None:
+    async with served(make_server(Gates())) as client, client() as raw:
+        session_id = await open_session(raw, version)
+        batch = [call("echo", {"text": "a"}, id=1), call("echo", {"text": "b"}, id=2)]
+        await raw.send("POST", batch, mcp_session_id=session_id, mcp_protocol_version=version)
+        refused = await raw.answer()
+        assert refused.status == 400 and refused.json()["error"]["code"] == -32600
+        # ... and with no session, or in a 2026-07-28 request.
+        await raw.send("POST", batch)
+        assert (await raw.answer()).json()["error"]["code"] == -32600
+        await raw.send("POST", batch, **modern_headers("tools/call", "echo"))
+        assert (await raw.answer()).json()["error"]["code"] == -32600
