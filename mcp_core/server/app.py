@@ -53,7 +53,14 @@ from ..types.server import (
     ListToolsResult,
 )
 from ..wire.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND
-from .context import MRTR_METHODS, Context, InputNeeded, McpError, ResourceNotFoundError
+from .context import (
+    MRTR_METHODS,
+    Context,
+    InputNeeded,
+    McpError,
+    ResourceNotFoundError,
+    UrlElicitationRequiredError,
+)
 from .registry import Registry, ResourceEntry, opt
 from .request_state import ReplayGuard, ReplayStore, StateRejected, StateSealer, request_binding
 from .results import (
@@ -562,7 +569,10 @@ class Server(Registry):
                     answers[key] = (method, response)
         ctx._begin_replay(answers, state.kept, state.round)
         try:
-            return await run()
+            try:
+                return await run()
+            except UrlElicitationRequiredError as required:
+                raise InputNeeded(ctx._url_asks(required)) from None
         except InputNeeded as asked:
             if binding is None:
                 binding = _binding(event.method, name, arguments)
