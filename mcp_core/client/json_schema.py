@@ -35,6 +35,11 @@ MAX_DEPTH: Final = 64
 """Nesting of schemas (and ``$ref`` hops) followed before giving up on a branch:
 a self-referencing schema must not recurse forever."""
 
+MAX_STEPS: Final = 100_000
+"""(schema, value) pairs checked for one value at most. Combinators nest, so a
+small hostile schema could otherwise ask for exponential work; past the budget
+the rest is left unchecked (a server's schema must not stall its client)."""
+
 _TYPES: Final[dict[str, Any]] = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
@@ -52,9 +57,23 @@ _TYPES: Final[dict[str, Any]] = {
 def schema_errors(schema: Any, value: Any, *, limit: int = 5) -> list[str]:
     """What is wrong with ``value`` under ``schema``, at most ``limit`` messages,
     each prefixed with where (``$.items[2].name``); empty when it is valid."""
-    errors: list[str] = []
-    _check(schema, value, "$", schema, errors, 0)
-    return errors[:limit]
+    walk = _Walk(schema)
+    _check(schema, value, "$", walk, walk.errors, 0)
+    return walk.errors[:limit]
+
+
+class _Walk:
+    """One validation: the root document, the step budget, the $refs in progress."""
+
+    __slots__ = ("active", "errors", "root", "steps")
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.errors: list[str] = []
+        self.steps = 0
+        # (schema, value) pairs a $ref is being followed for, by identity: the same
+        # reference reached again for the same value is a loop, not more work.
+        self.active: set[tuple[int, int]] = set()
 
 
 def _resolve(root: Any, ref: str) -> Any:
@@ -84,17 +103,23 @@ def _equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _check(schema: Any, value: Any, where: str, root: Any, errors: list[str], depth: int) -> None:
+def _check(schema: Any, value: Any, where: str, walk: _Walk, errors: list[str], depth: int) -> None:
     if schema is False:
         errors.append(f"{where}: no value is allowed here")
         return
-    if not isinstance(schema, dict) or depth > MAX_DEPTH:
+    walk.steps += 1
+    if not isinstance(schema, dict) or depth > MAX_DEPTH or walk.steps > MAX_STEPS:
         return
     ref = schema.get("$ref")
     if isinstance(ref, str):
-        target = _resolve(root, ref)
-        if target is not None:
-            _check(target, value, where, root, errors, depth + 1)
+        target = _resolve(walk.root, ref)
+        key = (id(target), id(value))
+        if target is not None and key not in walk.active:
+            walk.active.add(key)
+            try:
+                _check(target, value, where, walk, errors, depth + 1)
+            finally:
+                walk.active.discard(key)
     _check_type(schema, value, where, errors)
     if "const" in schema and not _equal(value, schema["const"]):
         errors.append(f"{where}: must be {schema['const']!r}")
@@ -102,14 +127,14 @@ def _check(schema: Any, value: Any, where: str, root: Any, errors: list[str], de
     if isinstance(enum, list) and not any(_equal(value, option) for option in enum):
         errors.append(f"{where}: must be one of {enum!r}")
     if isinstance(value, dict):
-        _check_object(schema, value, where, root, errors, depth)
+        _check_object(schema, value, where, walk, errors, depth)
     elif isinstance(value, list):
-        _check_array(schema, value, where, root, errors, depth)
+        _check_array(schema, value, where, walk, errors, depth)
     elif isinstance(value, str):
         _check_string(schema, value, where, errors)
     elif isinstance(value, int | float) and not isinstance(value, bool):
         _check_number(schema, value, where, errors)
-    _check_combinators(schema, value, where, root, errors, depth)
+    _check_combinators(schema, value, where, walk, errors, depth)
 
 
 def _check_type(schema: dict[str, Any], value: Any, where: str, errors: list[str]) -> None:
@@ -129,9 +154,9 @@ def _json_type(value: Any) -> str:
     return type(value).__name__
 
 
-def _sub(schema: Any, value: Any, where: str, root: Any, depth: int) -> list[str]:
+def _sub(schema: Any, value: Any, where: str, walk: _Walk, depth: int) -> list[str]:
     found: list[str] = []
-    _check(schema, value, where, root, found, depth + 1)
+    _check(schema, value, where, walk, found, depth + 1)
     return found
 
 
@@ -139,7 +164,7 @@ def _check_object(
     schema: dict[str, Any],
     value: dict[str, Any],
     where: str,
-    root: Any,
+    walk: _Walk,
     errors: list[str],
     depth: int,
 ) -> None:
@@ -153,22 +178,22 @@ def _check_object(
     extra = schema.get("additionalProperties", True)
     for name, item in value.items():
         if name in properties:
-            errors.extend(_sub(properties[name], item, f"{where}.{name}", root, depth))
+            errors.extend(_sub(properties[name], item, f"{where}.{name}", walk, depth))
         elif extra is False:
             errors.append(f"{where}: unexpected property {name!r}")
         elif isinstance(extra, dict):
-            errors.extend(_sub(extra, item, f"{where}.{name}", root, depth))
+            errors.extend(_sub(extra, item, f"{where}.{name}", walk, depth))
     _bounds(schema, len(value), "minProperties", "maxProperties", "properties", where, errors)
 
 
 def _check_array(
-    schema: dict[str, Any], value: list[Any], where: str, root: Any, errors: list[str], depth: int
+    schema: dict[str, Any], value: list[Any], where: str, walk: _Walk, errors: list[str], depth: int
 ) -> None:
     prefix = schema.get("prefixItems")
     prefix = prefix if isinstance(prefix, list) else []
     for index, item in enumerate(value):
         sub = prefix[index] if index < len(prefix) else schema.get("items", True)
-        errors.extend(_sub(sub, item, f"{where}[{index}]", root, depth))
+        errors.extend(_sub(sub, item, f"{where}[{index}]", walk, depth))
     _bounds(schema, len(value), "minItems", "maxItems", "items", where, errors)
     if schema.get("uniqueItems") is True:
         for index, item in enumerate(value):
@@ -232,20 +257,20 @@ def _bounds(
 
 
 def _check_combinators(
-    schema: dict[str, Any], value: Any, where: str, root: Any, errors: list[str], depth: int
+    schema: dict[str, Any], value: Any, where: str, walk: _Walk, errors: list[str], depth: int
 ) -> None:
     every = schema.get("allOf")
     if isinstance(every, list):
         for sub in every:
-            errors.extend(_sub(sub, value, where, root, depth))
+            errors.extend(_sub(sub, value, where, walk, depth))
     some = schema.get("anyOf")
-    if isinstance(some, list) and some and all(_sub(s, value, where, root, depth) for s in some):
+    if isinstance(some, list) and some and all(_sub(s, value, where, walk, depth) for s in some):
         errors.append(f"{where}: matches none of anyOf")
     one = schema.get("oneOf")
     if isinstance(one, list) and one:
-        matches = sum(1 for sub in one if not _sub(sub, value, where, root, depth))
+        matches = sum(1 for sub in one if not _sub(sub, value, where, walk, depth))
         if matches != 1:
             errors.append(f"{where}: matches {matches} of oneOf, not exactly one")
     negated = schema.get("not")
-    if negated is not None and not _sub(negated, value, where, root, depth):
+    if negated is not None and not _sub(negated, value, where, walk, depth):
         errors.append(f"{where}: must not match the 'not' schema")
