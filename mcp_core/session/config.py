@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import msgspec
 from msgspec import UNSET
@@ -17,7 +17,9 @@ from ..types.base import ClientCapabilities, Implementation, ServerCapabilities
 from ..types.methods import REVISIONS
 
 __all__ = [
+    "CAPABILITIES_SINCE",
     "FILTER_FIELD",
+    "IMPLEMENTATION_SINCE",
     "LOG_LEVELS",
     "NEEDS_CLIENT_CAPABILITY",
     "NEEDS_SERVER_CAPABILITY",
@@ -25,6 +27,7 @@ __all__ = [
     "NOTIFICATION_NEEDS",
     "ClientInfo",
     "ServerConfig",
+    "as_of",
     "grant",
     "has_capability",
     "missing_client_capability",
@@ -93,6 +96,37 @@ class ClientInfo(msgspec.Struct, frozen=True, kw_only=True):
     capabilities: ClientCapabilities
     info: Implementation | None = None
     log_level: str | None = None
+
+
+# Fields of serverInfo (Implementation) and of ServerCapabilities that exist from
+# a revision on (each revision's schema.json); an answer in an older revision
+# leaves them out.
+IMPLEMENTATION_SINCE: Final[dict[str, str]] = {
+    "title": "2025-06-18",
+    "description": "2025-11-25",
+    "icons": "2025-11-25",
+    "website_url": "2025-11-25",
+}
+CAPABILITIES_SINCE: Final[dict[str, str]] = {"extensions": "2026-07-28"}
+
+_S = TypeVar("_S", bound=msgspec.Struct)
+
+
+def as_of(value: _S, since: dict[str, str], revision: str) -> _S:
+    """``value`` without the fields its revision does not have yet.
+
+    Args:
+        value: an Implementation or ServerCapabilities.
+        since: field -> first revision with it (`IMPLEMENTATION_SINCE`...).
+        revision: the revision of the answer.
+    """
+    order = REVISIONS.index
+    dropped = {
+        name: UNSET
+        for name, first in since.items()
+        if getattr(value, name) is not UNSET and order(revision) < order(first)
+    }
+    return msgspec.structs.replace(value, **dropped) if dropped else value
 
 
 # Which server capability an incoming request needs: (capability, sub-flag or None).

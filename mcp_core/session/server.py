@@ -60,12 +60,15 @@ from .base import (
     SessionState,
 )
 from .config import (
+    CAPABILITIES_SINCE,
     FILTER_FIELD,
+    IMPLEMENTATION_SINCE,
     LOG_LEVELS,
     NEEDS_SERVER_CAPABILITY,
     NOTIFICATION_NEEDS,
     ClientInfo,
     ServerConfig,
+    as_of,
     has_capability,
     missing_client_capability,
     uri_of,
@@ -317,8 +320,8 @@ class ServerSession(BaseSession):
             message.id,
             InitializeResult(
                 protocol_version=revision,
-                capabilities=self.config.capabilities,
-                server_info=self.config.server_info,
+                capabilities=as_of(self.config.capabilities, CAPABILITIES_SINCE, revision),
+                server_info=as_of(self.config.server_info, IMPLEMENTATION_SINCE, revision),
                 instructions=UNSET if instructions is None else instructions,
             ),
         )
