@@ -15,6 +15,7 @@ from .server import (
     McpError,
     ResourceNotFoundError,
     Server,
+    UrlElicitationRequiredError,
 )
 from .session import (
     ClientConfig,
@@ -42,6 +43,7 @@ __all__ = [
     "Context",
     "McpError",
     "ResourceNotFoundError",
+    "UrlElicitationRequiredError",
     "ClientSession",
     "ClientConfig",
     "ServerSession",

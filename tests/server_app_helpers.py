@@ -55,6 +55,7 @@ class FakePeer:
         self.progress: list[tuple[float, float | None, str | None]] = []
         self.logs: list[tuple[str, Any, str | None]] = []
         self.requests: list[tuple[str, Any]] = []
+        self.notifications: list[tuple[str, Any]] = []
         self.threaded = 0
 
     async def send_progress(
@@ -72,6 +73,9 @@ class FakePeer:
     async def run_sync(self, fn: Callable[[], Any]) -> Any:
         self.threaded += 1
         return fn()
+
+    async def send_notification(self, method: str, params: Any) -> None:
+        self.notifications.append((method, params))
 
 
 async def dispatch(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from types import TracebackType
 from typing import Any, TypeVar
@@ -46,9 +46,11 @@ from mcp_core.client import (
     Callbacks,
     Cursors,
     ElicitationCallback,
+    ElicitationCompleteCallback,
     InputRounds,
     LogCallback,
     NotificationCallback,
+    OutputSchemas,
     Reply,
     RootsCallback,
     SamplingCallback,
@@ -78,6 +80,7 @@ from mcp_core.types import (
     Resource,
     ResourceTemplate,
     ResourceTemplateReference,
+    Root,
     SubscriptionFilter,
     Tool,
 )
@@ -130,11 +133,24 @@ class Client:
         revisions: protocol revisions we speak (default all: both eras).
         sampling: answers ``sampling/createMessage``: ``fn(params)`` returning a
             CreateMessageResult (or a dict of one), maybe async.
+        sampling_tools: ``sampling`` handles ``params.tools`` and
+            ``params.tool_choice`` (it may answer with ``tool_use`` content):
+            declares ``sampling.tools``. Without it a request with tools is
+            refused (-32602) and servers must not send one.
         elicitation: answers form-mode ``elicitation/create``: ``fn(params)``
             returning an ElicitResult (or a dict).
+        elicitation_url: answers URL-mode ``elicitation/create`` (declares
+            ``elicitation.url``): ``fn(params)`` shows ``params.url`` and asks
+            the user's consent before opening it; returns an ElicitResult
+            ("accept" once opened).
         roots: answers ``roots/list``: ``fn()`` returning a list of Root (or
-            ListRootsResult).
+            ListRootsResult), or the list of roots itself; see `set_roots`.
+        log_level: the least severe log level wanted from the server: sent with
+            ``logging/setLevel`` after the handshake (up to 2025-11-25, when the
+            server offers logging), or in every request's ``_meta`` (2026-07-28).
         on_log: receives each ``notifications/message`` params.
+        on_elicitation_complete: receives the id of each URL-mode elicitation
+            the server says is done (``notifications/elicitation/complete``).
         on_notification: receives ``(method, params)`` of every other server
             notification (list changes, resource updates, ...).
         timeout: default seconds a request may take (None: no limit).
@@ -153,9 +169,13 @@ class Client:
         version: str = __version__,
         revisions: tuple[str, ...] = REVISIONS,
         sampling: SamplingCallback | None = None,
+        sampling_tools: bool = False,
         elicitation: ElicitationCallback | None = None,
-        roots: RootsCallback | None = None,
+        elicitation_url: ElicitationCallback | None = None,
+        roots: RootsCallback | Sequence[Root | dict[str, Any]] | None = None,
+        log_level: str | None = None,
         on_log: LogCallback | None = None,
+        on_elicitation_complete: ElicitationCompleteCallback | None = None,
         on_notification: NotificationCallback | None = None,
         timeout: float | None = None,
         handshake_timeout: float = 30.0,
@@ -170,11 +190,15 @@ class Client:
         self._connector: Connector = connector
         self._callbacks = callbacks = Callbacks(
             sampling=sampling,
+            sampling_tools=sampling_tools,
             elicitation=elicitation,
+            elicitation_url=elicitation_url,
             roots=roots,
             on_log=on_log,
+            on_elicitation_complete=on_elicitation_complete,
             on_notification=on_notification,
         )
+        self._outputs = OutputSchemas()
         self.timeout = timeout
         self._handshake_timeout = handshake_timeout
         self._probe_timeout = probe_timeout
@@ -187,6 +211,8 @@ class Client:
             ),
             limits,
         )
+        # 2026-07-28: the level rides in every request's _meta, the opening's too.
+        self.session.log_level = log_level
         self._driver: Driver | None = None
         self._stack: AsyncExitStack | None = None
         self._ready = anyio.Event()
@@ -244,6 +270,9 @@ class Client:
             await self._ready.wait()
         if self._failure is not None:
             raise self._failure
+        level = self.session.log_level
+        if level is not None and self.session.can_send(requests.SET_LEVEL):
+            await self.set_logging_level(level)
 
     @property
     def era(self) -> str:
@@ -349,12 +378,19 @@ class Client:
             TimeoutError: no answer in time.
             ConnectionClosed: the connection ended first.
         """
-        return await self.driver.request(
-            method,
-            params,
-            timeout=self.timeout if timeout is None else timeout,
-            on_progress=on_progress,
-        )
+        try:
+            return await self.driver.request(
+                method,
+                params,
+                timeout=self.timeout if timeout is None else timeout,
+                on_progress=on_progress,
+            )
+        except McpError as exc:
+            # -32042 (2025-11-25): a distinct error, with the elicitations to show.
+            required = self._callbacks.url_required(exc)
+            if required is None:
+                raise
+            raise required from None
 
     async def _call(
         self,
@@ -391,8 +427,13 @@ class Client:
 
         Raises:
             McpError: a protocol error (unknown tool, invalid params...).
+            UrlElicitationRequiredError: the server needs the user to complete
+                URL-mode elicitations first (2025-11-25, -32042); retry after.
+            ToolOutputError: the tool was listed with an ``outputSchema`` and
+                its ``structuredContent`` is missing or does not match it.
         """
-        return await self._call(requests.call_tool(name, arguments), timeout, on_progress)
+        result = await self._call(requests.call_tool(name, arguments), timeout, on_progress)
+        return self._outputs.check(name, result)
 
     async def read_resource(self, uri: str, *, timeout: float | None = None) -> ReadResourceResult:
         """Read a resource by URI."""
@@ -440,11 +481,31 @@ class Client:
         # set_log_level queued the request itself; wait for its answer.
         await self.driver.wait_for(request_id, timeout=self.timeout)
 
+    async def set_roots(self, roots: Sequence[Root | dict[str, Any]]) -> None:
+        """Answer ``roots/list`` with ``roots`` from now on, and tell the server
+        they changed (``notifications/roots/list_changed``, up to 2025-11-25; a
+        2026-07-28 server asks for roots within each request anyway).
+
+        Raises:
+            RuntimeError: the client was made without ``roots=``, so it declared
+                no roots capability.
+        """
+        callbacks = self._callbacks
+        if callbacks.roots is None:
+            raise RuntimeError("this client declared no roots: pass roots=[...] to Client")
+        callbacks.set_roots(roots)
+        method = callbacks.roots_changed(self.session.revision)
+        if method is not None and self._driver is not None and not self._driver.closed:
+            self.session.send_notification(method)
+            self._driver.flush()
+
     # --- lists ------------------------------------------------------------------------
 
     async def list_tools(self, cursor: str | None = None) -> ListToolsResult:
         """One page of tools; pass ``next_cursor`` back for the next."""
-        return await self._send(requests.list_tools(cursor))
+        page = await self._send(requests.list_tools(cursor))
+        self._outputs.learn(page)
+        return page
 
     async def list_resources(self, cursor: str | None = None) -> ListResourcesResult:
         """One page of resources."""

@@ -65,6 +65,12 @@ class _RequestPeer:
     async def request(self, method: str, params: Any) -> Any:
         return await self.driver.request(method, params, related=self.request_id)
 
+    async def send_notification(self, method: str, params: Any) -> None:
+        driver = self.driver
+        if not driver.closed:
+            self.session.send_notification(method, params)
+            driver.flush(self.request_id)
+
     async def run_sync(self, fn: Callable[[], _T]) -> _T:
         # anyio's worker threads, bounded by its default limiter (40). A cancelled
         # request stops waiting; its thread finishes on its own, its result dropped.

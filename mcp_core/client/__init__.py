@@ -7,7 +7,9 @@ The mirror of `mcp_core.server`, for the other side of the connection:
 - `callbacks`: `Callbacks`, which of the application's callbacks answers a server
   request or input request, receives a notification, or settles a subscription;
 - `mrtr`: `InputRounds`, the 2026-07-28 multi round-trip retry of one call;
-- `pagination`: `Cursors`, walking list pages without looping on a repeated cursor.
+- `pagination`: `Cursors`, walking list pages without looping on a repeated cursor;
+- `tool_output`: `OutputSchemas`, a tool result checked against its ``outputSchema``
+  (with the JSON Schema subset of `json_schema`).
 
 Nothing here awaits: it returns decisions (what to send, which callback to run) and
 the adapter (`transports.Client`) carries them out.
@@ -19,6 +21,7 @@ from .callbacks import (
     Callbacks,
     Delivery,
     ElicitationCallback,
+    ElicitationCompleteCallback,
     LogCallback,
     NotificationCallback,
     Reply,
@@ -35,6 +38,10 @@ from .pagination import (
 from .requests import (
     Call,
 )
+from .tool_output import (
+    OutputSchemas,
+    ToolOutputError,
+)
 
 __all__ = [
     "requests",
@@ -45,10 +52,13 @@ __all__ = [
     "Acknowledged",
     "SamplingCallback",
     "ElicitationCallback",
+    "ElicitationCompleteCallback",
     "RootsCallback",
     "LogCallback",
     "NotificationCallback",
     "InputRounds",
     "MAX_INPUT_ROUNDS",
     "Cursors",
+    "OutputSchemas",
+    "ToolOutputError",
 ]

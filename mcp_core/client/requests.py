@@ -8,7 +8,7 @@ so the wire carries only what the caller gave.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from msgspec import UNSET
 
@@ -39,6 +39,7 @@ from ..types import (
 )
 
 __all__ = [
+    "SET_LEVEL",
     "Call",
     "call_tool",
     "complete",
@@ -55,6 +56,11 @@ __all__ = [
 ]
 
 R = TypeVar("R")
+
+SET_LEVEL: Final = "logging/setLevel"
+"""The handshake-era request that sets the log level (2025-11-25
+server/utilities/logging.mdx "Setting Log Level"); 2026-07-28 carries the level
+in each request's ``_meta`` instead."""
 
 
 class Call(Generic[R]):

@@ -22,6 +22,8 @@ from .context import (
     McpError,
     Peer,
     ResourceNotFoundError,
+    UrlElicitationRequiredError,
+    url_elicitation,
 )
 from .request_state import (
     ReplayGuard,
@@ -44,6 +46,8 @@ __all__ = [
     "McpError",
     "Peer",
     "ResourceNotFoundError",
+    "UrlElicitationRequiredError",
+    "url_elicitation",
     "ReplayGuard",
     "ReplayStore",
     "StateRejected",

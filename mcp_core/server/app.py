@@ -43,7 +43,7 @@ from msgspec import UNSET, UnsetType
 
 from ..session.events import RequestReceived
 from ..session.server import ServerConfig
-from ..types.base import Implementation, PaginatedRequestParams, Result
+from ..types.base import Icon, Implementation, PaginatedRequestParams, Result
 from ..types.client import InputRequiredResult
 from ..types.methods import LEGACY_REVISIONS, REVISIONS
 from ..types.server import (
@@ -53,7 +53,14 @@ from ..types.server import (
     ListToolsResult,
 )
 from ..wire.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND
-from .context import MRTR_METHODS, Context, InputNeeded, McpError, ResourceNotFoundError
+from .context import (
+    MRTR_METHODS,
+    Context,
+    InputNeeded,
+    McpError,
+    ResourceNotFoundError,
+    UrlElicitationRequiredError,
+)
 from .registry import Registry, ResourceEntry, opt
 from .request_state import ReplayGuard, ReplayStore, StateRejected, StateSealer, request_binding
 from .results import (
@@ -145,6 +152,14 @@ class Server(Registry):
         version: its version.
         instructions: guidance for the model, sent in the handshake/discovery.
         title: a display name.
+        description: what the server is for, for people (serverInfo).
+        icons: icons for user interfaces (Icon, or dicts of one: ``src``,
+            ``mimeType``, ``sizes``, ``theme``).
+        website_url: the server's home page.
+        extensions: ``capabilities.extensions``, by extension identifier
+            (2026-07-28); left out of the answer to older revisions, as are
+            ``description``, ``icons`` and ``website_url`` before 2025-11-25
+            and ``title`` before 2025-06-18 (each revision's schema).
         page_size: items per page of every list; None (default) lists everything
             in one page.
         state_key: the key that seals 2026-07-28 ``requestState`` (32+ bytes). By
@@ -186,6 +201,10 @@ class Server(Registry):
         *,
         instructions: str | None = None,
         title: str | None = None,
+        description: str | None = None,
+        icons: Sequence[Icon | Mapping[str, Any]] | None = None,
+        website_url: str | None = None,
+        extensions: Mapping[str, Mapping[str, Any]] | None = None,
         page_size: int | None = None,
         state_key: bytes | None = None,
         state_ttl: float = 300.0,
@@ -199,7 +218,19 @@ class Server(Registry):
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
         super().__init__(subscribe=subscribe, threaded=threaded)
-        self.info = Implementation(name=name, version=version, title=opt(title))
+        self.info = Implementation(
+            name=name,
+            version=version,
+            title=opt(title),
+            description=opt(description),
+            icons=UNSET
+            if icons is None
+            else [msgspec.convert(icon, Icon, from_attributes=True) for icon in icons],
+            website_url=opt(website_url),
+        )
+        self.extensions = (
+            None if extensions is None else {k: dict(v) for k, v in extensions.items()}
+        )
         self.instructions = instructions
         self.page_size = page_size
         key = secrets.token_bytes(32) if state_key is None else state_key
@@ -237,6 +268,8 @@ class Server(Registry):
         """
         self._started = True
         capabilities = self.capabilities()
+        if self.extensions is not None:
+            capabilities = msgspec.structs.replace(capabilities, extensions=self.extensions)
         key = (revisions, tuple(sorted(options.items())))
         cached = self._configs.get(key)
         # The same config object while nothing changed, so that sessions share
@@ -562,7 +595,10 @@ class Server(Registry):
                     answers[key] = (method, response)
         ctx._begin_replay(answers, state.kept, state.round)
         try:
-            return await run()
+            try:
+                return await run()
+            except UrlElicitationRequiredError as required:
+                raise InputNeeded(ctx._url_asks(required)) from None
         except InputNeeded as asked:
             if binding is None:
                 binding = _binding(event.method, name, arguments)

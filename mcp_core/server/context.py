@@ -27,12 +27,14 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+import secrets
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, Literal, Protocol, TypeVar
 
 import msgspec
 from msgspec import UNSET
 
+from ..session.config import missing_client_capability
 from ..session.events import RequestReceived
 from ..session.server import LOG_LEVELS, ClientInfo
 from ..types.base import LoggingLevel, RequestId
@@ -40,8 +42,10 @@ from ..types.client import (
     CreateMessageRequest,
     CreateMessageRequestParams,
     CreateMessageResult,
+    ElicitationCompleteNotificationParams,
     ElicitRequest,
     ElicitRequestParams,
+    ElicitRequestURLParams,
     ElicitResult,
     InputRequest,
     ListRootsRequest,
@@ -49,17 +53,27 @@ from ..types.client import (
     ModelPreferences,
     RequestedSchema,
     SamplingMessage,
+    ToolChoice,
 )
 from ..types.content import TextContent
-from ..types.methods import LEGACY_REVISIONS
+from ..types.methods import LEGACY_REVISIONS, method_spec
+from ..types.server import Tool
 from ..wire.errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
+    URL_ELICITATION_REQUIRED,
 )
 
-__all__ = ["McpError", "ResourceNotFoundError", "Peer", "Context", "InputNeeded"]
+__all__ = [
+    "McpError",
+    "UrlElicitationRequiredError",
+    "ResourceNotFoundError",
+    "Peer",
+    "Context",
+    "InputNeeded",
+]
 
 _R = TypeVar("_R", bound=msgspec.Struct)
 _A = TypeVar("_A")
@@ -85,6 +99,62 @@ class McpError(Exception):
         self.code = code
         self.message = message
         self.data = data
+
+
+class UrlElicitationRequiredError(McpError):
+    """The request cannot go on until the user completes URL-mode elicitations.
+
+    A handler raises it; up to 2025-11-25 the client gets error -32042 with the
+    elicitations in ``data`` (2025-11-25 client/elicitation.mdx "URL Elicitation
+    Required Error"), and retries once the user is done. 2026-07-28 has no -32042
+    (basic/index.mdx): the server answers with an InputRequiredResult carrying the
+    same URL elicitations, and the client's retry runs the handler again.
+
+    The client raises it too, for a -32042 answer (see `from_error`).
+
+    Args:
+        elicitations: URL-mode ``elicitation/create`` params, each with an
+            ``elicitation_id`` (`url_elicitation` builds one).
+        message: the error message.
+
+    Attributes:
+        elicitations: the URL-mode elicitations, as ElicitRequestURLParams.
+    """
+
+    def __init__(
+        self,
+        elicitations: Sequence[ElicitRequestParams | Mapping[str, Any]],
+        message: str = "This request requires more information.",
+    ) -> None:
+        self.elicitations = [
+            msgspec.convert(e, ElicitRequestURLParams, from_attributes=True) for e in elicitations
+        ]
+        data = {"elicitations": msgspec.to_builtins(self.elicitations)}
+        super().__init__(URL_ELICITATION_REQUIRED, message, data)
+
+    @classmethod
+    def from_error(cls, error: McpError) -> UrlElicitationRequiredError | None:
+        """The -32042 error ``error`` as a UrlElicitationRequiredError; None if it
+        is another error, or its ``data`` holds no valid URL elicitations."""
+        if error.code != URL_ELICITATION_REQUIRED or not isinstance(error.data, dict):
+            return None
+        try:
+            return cls(error.data.get("elicitations", ()), error.message)
+        except (msgspec.ValidationError, TypeError):
+            return None
+
+
+def url_elicitation(
+    url: str, message: str, *, elicitation_id: str | None = None
+) -> ElicitRequestURLParams:
+    """URL-mode ``elicitation/create`` params, with a fresh random
+    ``elicitation_id`` unless one is given (2025-11-25 client/elicitation.mdx:
+    the id is unique, and ties ``notifications/elicitation/complete`` to it)."""
+    if elicitation_id is None:
+        elicitation_id = secrets.token_hex(16)
+    return ElicitRequestURLParams(
+        mode="url", message=message, url=url, elicitation_id=elicitation_id
+    )
 
 
 class ResourceNotFoundError(Exception):
@@ -146,6 +216,10 @@ class Peer(Protocol):
     async def run_sync(self, fn: Callable[[], _A]) -> _A:
         """Run a plain function off the event loop (a worker thread), return its
         result or raise its exception."""
+        ...
+
+    async def send_notification(self, method: str, params: Any) -> None:
+        """Send a notification to the client on the request's connection."""
         ...
 
 
@@ -290,20 +364,33 @@ class Context:
         model_preferences: ModelPreferences | None = None,
         include_context: Literal["none", "thisServer", "allServers"] | None = None,
         metadata: dict[str, Any] | None = None,
+        tools: Sequence[Tool | Mapping[str, Any]] | None = None,
+        tool_choice: ToolChoice | Literal["auto", "required", "none"] | None = None,
         key: str | None = None,
     ) -> CreateMessageResult:
         """Ask the client to sample its LLM (``sampling/createMessage``).
 
+        With ``tools`` the model may answer with ``tool_use`` content
+        (``stop_reason == "toolUse"``); the handler runs the tools and samples
+        again with the history plus a user message of ``tool_result`` blocks
+        (2025-11-25 client/sampling.mdx "Sampling with Tools").
+
         Args:
             messages: the conversation; a str is one user text message.
             max_tokens: the most tokens to sample.
+            tools: tools the model may use (Tool or dicts of one); they need
+                not be tools this server registered.
+            tool_choice: "auto" (the default), "required" or "none".
             key: the question's key in 2026-07-28 ``inputRequests`` (unique
                 within the request); by default its ordinal ("1", "2"...).
 
         Raises:
-            McpError: the client did not declare ``sampling`` (-32021 in
-                2026-07-28, -32600 before), or, legacy, it answered with an error.
+            McpError: the client did not declare ``sampling`` (or, with tools,
+                ``sampling.tools``): -32021 in 2026-07-28, -32600 before; or,
+                legacy, it answered with an error.
         """
+        if isinstance(tool_choice, str):
+            tool_choice = ToolChoice(mode=tool_choice)
         if isinstance(messages, str):
             messages = [messages]
         params = CreateMessageRequestParams(
@@ -320,8 +407,12 @@ class Context:
             model_preferences=_unset(model_preferences),
             include_context=_unset(include_context),
             metadata=_unset(metadata),
+            tools=UNSET
+            if tools is None
+            else [msgspec.convert(t, Tool, from_attributes=True) for t in tools],
+            tool_choice=_unset(tool_choice),
         )
-        self._require("sampling", self.client.capabilities.sampling is not UNSET)
+        self._require("sampling/createMessage", params)
         return await self._ask(
             "sampling/createMessage", CreateMessageRequest(params=params), CreateMessageResult, key
         )
@@ -353,15 +444,70 @@ class Context:
         """
         schema = msgspec.convert(requested_schema, RequestedSchema, from_attributes=True)
         params = ElicitRequestParams(message=message, requested_schema=schema)
-        elicitation = self.client.capabilities.elicitation
-        # An empty elicitation capability means form mode (2025-11-25 client/elicitation.mdx).
-        form = elicitation is not UNSET and (
-            elicitation.form is not UNSET or elicitation.url is UNSET
-        )
-        self._require("elicitation", form)
+        self._require("elicitation/create", params)
         return await self._ask(
             "elicitation/create", ElicitRequest(params=params), ElicitResult, key
         )
+
+    async def elicit_url(
+        self,
+        url: str,
+        message: str,
+        *,
+        elicitation_id: str | None = None,
+        key: str | None = None,
+    ) -> ElicitResult:
+        """Send the user to ``url`` for something that must not pass through the
+        client (credentials, a payment, a third-party OAuth flow): URL-mode
+        elicitation (2025-11-25 client/elicitation.mdx "URL Mode").
+
+        "accept" means the user agreed to open the URL, not that they are done:
+        the interaction happens out of band. Up to 2025-11-25 the server may say
+        when it is done with `complete_elicitation`; in 2026-07-28 the client
+        retries the request and the handler checks its own state.
+
+        Args:
+            url: the page to open.
+            message: why.
+            elicitation_id: the id to send (2025-11-25 only); by default a random
+                one. Give your own to call `complete_elicitation` with it later.
+            key: the question's 2026-07-28 ``inputRequests`` key (see `sample`).
+
+        Raises:
+            McpError: the client did not declare ``elicitation.url`` (-32021 in
+                2026-07-28, -32600 before), or, legacy, it answered with an error.
+        """
+        params: ElicitRequestParams
+        if self.modern:  # 2026-07-28 ElicitRequestURLParams has no elicitationId
+            params = ElicitRequestURLParams(mode="url", message=message, url=url)
+        else:
+            params = url_elicitation(url, message, elicitation_id=elicitation_id)
+        self._require("elicitation/create", params)
+        return await self._ask(
+            "elicitation/create", ElicitRequest(params=params), ElicitResult, key
+        )
+
+    async def complete_elicitation(self, elicitation_id: str) -> bool:
+        """Tell the client a URL-mode elicitation is done
+        (``notifications/elicitation/complete``, 2025-11-25 only).
+
+        May be called after the handler returned, while the connection lives:
+        the notification goes to the client that made this request, as the spec
+        requires ("MUST only send the notification to the client that initiated
+        the elicitation request").
+
+        Returns:
+            Whether it was sent: not in revisions without the notification, nor to
+            a client that did not declare ``elicitation.url``.
+        """
+        method = "notifications/elicitation/complete"
+        if method_spec(method, self.revision) is None:
+            return False
+        if missing_client_capability(self.client.capabilities, "elicitation/create", _URL):
+            return False
+        params = ElicitationCompleteNotificationParams(elicitation_id=elicitation_id)
+        await self.peer.send_notification(method, params)
+        return True
 
     async def list_roots(self, *, key: str | None = None) -> ListRootsResult:
         """Ask the client for its roots (``roots/list``).
@@ -373,7 +519,7 @@ class Context:
             McpError: the client did not declare ``roots`` (-32021 in 2026-07-28,
                 -32600 before), or, legacy, it answered with an error.
         """
-        self._require("roots", self.client.capabilities.roots is not UNSET)
+        self._require("roots/list", UNSET)
         return await self._ask("roots/list", ListRootsRequest(), ListRootsResult, key)
 
     async def gather(self, *asks: Awaitable[_A]) -> list[_A]:
@@ -413,18 +559,30 @@ class Context:
             raise InputNeeded(missing)
         return answers
 
-    def _require(self, capability: str, declared: bool) -> None:
-        if declared:
+    def _require(self, method: str, params: Any) -> None:
+        missing = missing_client_capability(self.client.capabilities, method, params)
+        if missing is None:
             return
         # 2026-07-28 basic/index.mdx: a request that needs an undeclared client
         # capability fails with -32021 listing it. Legacy revisions have no such
         # code; the request cannot be served to this client, hence -32600.
+        name, flag = missing
         code = MISSING_REQUIRED_CLIENT_CAPABILITY if self.modern else INVALID_REQUEST
         raise McpError(
             code,
-            f"Server requires the {capability} capability for this request",
-            data={"requiredCapabilities": {capability: {}}},
+            f"Server requires the {name if flag is None else f'{name}.{flag}'} "
+            "capability for this request",
+            data={"requiredCapabilities": {name: {} if flag is None else {flag: {}}}},
         )
+
+    def _url_asks(self, required: UrlElicitationRequiredError) -> dict[str, InputRequest]:
+        # 2026-07-28 has no -32042: the elicitations become input requests.
+        asks: dict[str, InputRequest] = {}
+        for number, elicitation in enumerate(required.elicitations, 1):
+            params = msgspec.structs.replace(elicitation, elicitation_id=UNSET)
+            self._require("elicitation/create", params)
+            asks[f"url-{number}"] = ElicitRequest(params=params)
+        return asks
 
     async def _ask(
         self, method: str, request: InputRequest, result_type: type[_R], key: str | None
@@ -506,6 +664,8 @@ class Context:
         self._answers = None
         self._asked = 0
 
+
+_URL: Final = {"mode": "url"}
 
 _NOTHING_KEPT: Final[dict[str, Any]] = {}
 """Shared by requests that kept nothing; `Context.once` copies before writing."""

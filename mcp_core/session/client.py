@@ -28,6 +28,7 @@ from ..types.base import (
 from ..types.client import InputRequiredResult
 from ..types.methods import LEGACY_REVISIONS, method_spec, result_decoder
 from ..wire.errors import (
+    INVALID_PARAMS,
     METHOD_NOT_FOUND,
     LocalProtocolError,
     RemoteProtocolError,
@@ -43,7 +44,12 @@ from ..wire.jsonrpc import (
 )
 from . import opening as _opening
 from .base import _READY, BaseSession
-from .config import NEEDS_CLIENT_CAPABILITY, NEEDS_SERVER_CAPABILITY, has_capability
+from .config import (
+    NEEDS_CLIENT_CAPABILITY,
+    NEEDS_SERVER_CAPABILITY,
+    has_capability,
+    missing_client_capability,
+)
 from .events import (
     Event,
     InputRequired,
@@ -181,6 +187,17 @@ class ClientSession(BaseSession):
         pending[request_id] = _Pending(method, decoder, deadline, None)
         self._out.append(Request(id=request_id, method=method, params=params))
         return request_id
+
+    def can_send(self, method: str) -> bool:
+        """Whether `send_request` would send ``method`` now: the session is
+        ready, the revision has it, and the server declared what it needs."""
+        if self.state is not _READY:
+            return False
+        try:
+            self._route(method)
+        except LocalProtocolError:
+            return False
+        return True
 
     def _route(self, method: str) -> msgspec.json.Decoder[Any]:
         # Every check of send_request, in order; the result decoder if all pass.
@@ -321,6 +338,15 @@ class ClientSession(BaseSession):
                 request_id=message.id,
             )
         params = self._decode_typed(message, method, revision)
+        missing = missing_client_capability(self.config.capabilities, method, params)
+        if missing is not None:
+            # 2025-11-25 client/elicitation.mdx "Error Handling": a mode the client
+            # did not declare is -32602; sampling with tools undeclared likewise.
+            raise RemoteProtocolError(
+                f"this client did not declare the {missing[0]}.{missing[1]} capability",
+                INVALID_PARAMS,
+                request_id=message.id,
+            )
         token = progress_token_of(params)
         self._admit_request(message, token, modern=False)
         if method == "ping":

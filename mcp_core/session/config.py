@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import msgspec
 from msgspec import UNSET
@@ -17,15 +17,21 @@ from ..types.base import ClientCapabilities, Implementation, ServerCapabilities
 from ..types.methods import REVISIONS
 
 __all__ = [
+    "CAPABILITIES_SINCE",
     "FILTER_FIELD",
+    "IMPLEMENTATION_SINCE",
     "LOG_LEVELS",
     "NEEDS_CLIENT_CAPABILITY",
     "NEEDS_SERVER_CAPABILITY",
+    "NEEDS_CLIENT_SUB_CAPABILITY",
     "NOTIFICATION_NEEDS",
     "ClientInfo",
     "ServerConfig",
+    "as_of",
     "grant",
     "has_capability",
+    "missing_client_capability",
+    "request_feature",
     "uri_of",
 ]
 
@@ -92,6 +98,37 @@ class ClientInfo(msgspec.Struct, frozen=True, kw_only=True):
     log_level: str | None = None
 
 
+# Fields of serverInfo (Implementation) and of ServerCapabilities that exist from
+# a revision on (each revision's schema.json); an answer in an older revision
+# leaves them out.
+IMPLEMENTATION_SINCE: Final[dict[str, str]] = {
+    "title": "2025-06-18",
+    "description": "2025-11-25",
+    "icons": "2025-11-25",
+    "website_url": "2025-11-25",
+}
+CAPABILITIES_SINCE: Final[dict[str, str]] = {"extensions": "2026-07-28"}
+
+_S = TypeVar("_S", bound=msgspec.Struct)
+
+
+def as_of(value: _S, since: dict[str, str], revision: str) -> _S:
+    """``value`` without the fields its revision does not have yet.
+
+    Args:
+        value: an Implementation or ServerCapabilities.
+        since: field -> first revision with it (`IMPLEMENTATION_SINCE`...).
+        revision: the revision of the answer.
+    """
+    order = REVISIONS.index
+    dropped = {
+        name: UNSET
+        for name, first in since.items()
+        if getattr(value, name) is not UNSET and order(revision) < order(first)
+    }
+    return msgspec.structs.replace(value, **dropped) if dropped else value
+
+
 # Which server capability an incoming request needs: (capability, sub-flag or None).
 # 2025-11-25 server/*.mdx "Capabilities" sections; a missing key needs none.
 NEEDS_SERVER_CAPABILITY: Final[dict[str, tuple[str, str | None]]] = {
@@ -114,6 +151,22 @@ NEEDS_CLIENT_CAPABILITY: Final[dict[str, str]] = {
     "elicitation/create": "elicitation",
     "roots/list": "roots",
 }
+
+# Which client sub-capability a server request needs when its params use a feature:
+# (method, feature) -> (capability, flag). 2025-11-25 client/sampling.mdx "Tools in
+# Sampling" (servers MUST NOT send tools to a client without sampling.tools);
+# client/elicitation.mdx "Capabilities" (servers MUST NOT send a mode the client did
+# not declare). 2026-07-28 keeps both rules for its input requests.
+NEEDS_CLIENT_SUB_CAPABILITY: Final[dict[tuple[str, str], tuple[str, str]]] = {
+    ("sampling/createMessage", "tools"): ("sampling", "tools"),
+    ("elicitation/create", "form"): ("elicitation", "form"),
+    ("elicitation/create", "url"): ("elicitation", "url"),
+}
+
+# Sub-capabilities an empty capability object stands for: 2025-11-25
+# client/elicitation.mdx, "an empty capabilities object is equivalent to declaring
+# support for form mode only".
+IMPLIED_BY_EMPTY: Final[dict[str, tuple[str, ...]]] = {"elicitation": ("form",)}
 
 # Which of our capabilities a notification we send needs.
 NOTIFICATION_NEEDS: Final[dict[str, tuple[str, str | None]]] = {
@@ -147,7 +200,74 @@ def has_capability(capabilities: Any, name: str, flag: str | None) -> bool:
     return getattr(value, _SNAKE.get(flag, flag), UNSET) is True
 
 
-_SNAKE: Final = {"listChanged": "list_changed"}
+_SNAKE: Final = {"listChanged": "list_changed", "toolChoice": "tool_choice"}
+
+
+def _member(value: Any, name: str) -> Any:
+    # A member of a Struct (snake_case attribute) or of a plain dict (wire name).
+    if isinstance(value, dict):
+        return value.get(name, UNSET)
+    return getattr(value, _SNAKE.get(name, name), UNSET)
+
+
+def request_feature(method: str, params: Any) -> str | None:
+    """Which feature of ``method`` a server request's ``params`` use, if one needs a
+    sub-capability (see `NEEDS_CLIENT_SUB_CAPABILITY`).
+
+    ``sampling/createMessage`` with ``tools`` or ``toolChoice`` is "tools";
+    ``elicitation/create`` is "url" for ``mode: "url"`` and "form" otherwise (an
+    absent mode is form mode, 2025-11-25 client/elicitation.mdx).
+    """
+    if method == "sampling/createMessage":
+        if _member(params, "tools") not in (UNSET, None):
+            return "tools"
+        if _member(params, "toolChoice") not in (UNSET, None):
+            return "tools"
+        return None
+    if method == "elicitation/create":
+        return "url" if _member(params, "mode") == "url" else "form"
+    return None
+
+
+def _declares(capabilities: Any, name: str, flag: str) -> bool:
+    value = getattr(capabilities, name, UNSET)
+    if value is UNSET or value is None:
+        return False
+    member = _member(value, flag)
+    if member is not UNSET and member is not None and member is not False:
+        return True
+    implied = IMPLIED_BY_EMPTY.get(name, ())
+    if flag not in implied:
+        return False
+    # Only an object that declares none of the capability's sub-capabilities.
+    others = [f for c, f in NEEDS_CLIENT_SUB_CAPABILITY.values() if c == name]
+    return all(_member(value, other) in (UNSET, None) for other in others)
+
+
+def missing_client_capability(
+    capabilities: Any, method: str, params: Any
+) -> tuple[str, str | None] | None:
+    """The client capability (and sub-capability flag) a server request lacks.
+
+    Args:
+        capabilities: the client's ClientCapabilities.
+        method: the server request (or 2026-07-28 input request) method.
+        params: its params, a Struct or a dict.
+
+    Returns:
+        None when the client declared all the request needs; else
+        ``(capability, None)`` or ``(capability, flag)``.
+    """
+    needs = NEEDS_CLIENT_CAPABILITY.get(method)
+    if needs is None:
+        return None
+    if not has_capability(capabilities, needs, None):
+        return (needs, None)
+    feature = request_feature(method, params)
+    if feature is None:
+        return None
+    name, flag = NEEDS_CLIENT_SUB_CAPABILITY[(method, feature)]
+    return None if _declares(capabilities, name, flag) else (name, flag)
 
 
 def grant(wanted: Any, capabilities: ServerCapabilities, name: str) -> Any:

@@ -60,14 +60,17 @@ from .base import (
     SessionState,
 )
 from .config import (
+    CAPABILITIES_SINCE,
     FILTER_FIELD,
+    IMPLEMENTATION_SINCE,
     LOG_LEVELS,
-    NEEDS_CLIENT_CAPABILITY,
     NEEDS_SERVER_CAPABILITY,
     NOTIFICATION_NEEDS,
     ClientInfo,
     ServerConfig,
+    as_of,
     has_capability,
+    missing_client_capability,
     uri_of,
 )
 from .events import Event, HandshakeCompleted, NotificationReceived, RequestReceived
@@ -317,8 +320,8 @@ class ServerSession(BaseSession):
             message.id,
             InitializeResult(
                 protocol_version=revision,
-                capabilities=self.config.capabilities,
-                server_info=self.config.server_info,
+                capabilities=as_of(self.config.capabilities, CAPABILITIES_SINCE, revision),
+                server_info=as_of(self.config.server_info, IMPLEMENTATION_SINCE, revision),
                 instructions=UNSET if instructions is None else instructions,
             ),
         )
@@ -481,10 +484,11 @@ class ServerSession(BaseSession):
         spec = method_spec(method, revision)
         if spec is None or spec.sender == "client" or spec.kind != "request":
             raise LocalProtocolError(f"no server request {method!r} in revision {revision}")
-        needs = NEEDS_CLIENT_CAPABILITY.get(method)
         assert self.client is not None
-        if needs is not None and not has_capability(self.client.capabilities, needs, None):
-            raise LocalProtocolError(f"the client did not declare the {needs!r} capability")
+        missing = missing_client_capability(self.client.capabilities, method, params)
+        if missing is not None:
+            name = missing[0] if missing[1] is None else f"{missing[0]}.{missing[1]}"
+            raise LocalProtocolError(f"the client did not declare the {name!r} capability")
         return self._queue_request(
             method, params, self._decoder_for(method, revision), now, timeout, progress
         )

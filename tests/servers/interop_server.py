@@ -11,7 +11,8 @@ import base64
 import sys
 from typing import TypedDict
 
-from mcp_core import Context, Server
+from mcp_core import Context, Server, UrlElicitationRequiredError
+from mcp_core.server import url_elicitation
 from mcp_core.types import (
     AudioContent,
     BlobResourceContents,
@@ -22,8 +23,11 @@ from mcp_core.types import (
     PromptReference,
     ResourceLink,
     ResourceTemplateReference,
+    SamplingMessage,
     TextContent,
     TextResourceContents,
+    ToolResultContent,
+    ToolUseContent,
 )
 from transports.stdio import run_stdio
 
@@ -111,6 +115,56 @@ async def ask_model(question: str, ctx: Context) -> str:
     content = result.content
     assert isinstance(content, TextContent)
     return f"{result.model}: {content.text}"
+
+
+WEATHER = {
+    "name": "get_weather",
+    "description": "Current weather for a city",
+    "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+
+
+@server.tool
+async def ask_model_with_tools(city: str, ctx: Context) -> str:
+    """Sampling with tools (2025-11-25+): one tool round, then the answer."""
+    history: list[SamplingMessage | str] = [f"Weather in {city}?"]
+    sampled = await ctx.sample(history, max_tokens=50, tools=[WEATHER], tool_choice="auto")
+    uses = sampled.content if isinstance(sampled.content, list) else [sampled.content]
+    history.append(SamplingMessage(role="assistant", content=uses))
+    history.append(
+        SamplingMessage(
+            role="user",
+            content=[
+                ToolResultContent(tool_use_id=use.id, content=[TextContent(text="18C")])
+                for use in uses
+                if isinstance(use, ToolUseContent)
+            ],
+        )
+    )
+    final = await ctx.sample(history, max_tokens=50, tools=[WEATHER], tool_choice="none")
+    assert isinstance(final.content, TextContent)
+    return f"{sampled.stop_reason} then {final.content.text}"
+
+
+@server.tool
+async def open_page(ctx: Context) -> str:
+    """URL-mode elicitation (2025-11-25+)."""
+    answer = await ctx.elicit_url("https://example.com/pay", "Pay here", elicitation_id="pay-1")
+    return answer.action
+
+
+CONNECTED: set[str] = set()
+
+
+@server.tool
+async def needs_connect(ctx: Context) -> str:
+    """-32042 in 2025-11-25 (an InputRequiredResult in 2026-07-28) until connected."""
+    if not CONNECTED:
+        CONNECTED.add("yes")
+        raise UrlElicitationRequiredError(
+            [url_elicitation("https://example.com/connect", "Connect", elicitation_id="c-1")]
+        )
+    return "connected"
 
 
 @server.tool

@@ -182,11 +182,12 @@ async def test_missing_client_capability(revision: str, code: int) -> None:
     async def roots(ctx: Context) -> None:
         await ctx.list_roots()
 
-    cases: list[tuple[str, dict[str, Any], str]] = [
-        ("ask", {}, "elicitation"),
-        ("ask", {"elicitation": {"url": {}}}, "elicitation"),
-        ("sample", ELICIT, "sampling"),
-        ("roots", ELICIT, "roots"),
+    # A client with URL-mode elicitation only lacks the form sub-capability.
+    cases: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+        ("ask", {}, {"elicitation": {}}),
+        ("ask", {"elicitation": {"url": {}}}, {"elicitation": {"form": {}}}),
+        ("sample", ELICIT, {"sampling": {}}),
+        ("roots", ELICIT, {"roots": {}}),
     ]
     for name, capabilities, missing in cases:
         with pytest.raises(McpError) as caught:
@@ -198,7 +199,7 @@ async def test_missing_client_capability(revision: str, code: int) -> None:
                 capabilities=capabilities,
             )
         assert caught.value.code == code
-        assert caught.value.data == {"requiredCapabilities": {missing: {}}}
+        assert caught.value.data == {"requiredCapabilities": missing}
 
 
 # --- modern: multi round-trip requests -----------------------------------------------------------
