@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import anyio
@@ -37,15 +37,61 @@ log = logging.getLogger("mcp_core.server")
 _T = TypeVar("_T")
 
 
+class _Signal:
+    """A wake-up for the task engine (mcp_core.tasks.host.Signal) on anyio."""
+
+    __slots__ = ("_event",)
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+        self._event = anyio.Event()
+
+
+async def _run_job(scope: anyio.CancelScope, job: Callable[[], Awaitable[None]]) -> None:
+    with scope:
+        try:
+            await job()
+        except Exception:
+            # The engine records what the handler did; this is a fault of ours
+            # (a store that failed): log it, keep the server serving.
+            log.exception("a background task failed")
+
+
 class _RequestPeer:
-    """The Context's link to the client, for one request."""
+    """The Context's link to the client, for one request; also the task host
+    (mcp_core.tasks.host.TaskHost): a task runs in ``background``, the task group
+    of the serving process, beyond this request and its connection."""
 
-    __slots__ = ("driver", "request_id", "session")
+    __slots__ = ("background", "driver", "request_id", "session")
 
-    def __init__(self, driver: Driver, session: ServerSession, request_id: RequestId) -> None:
+    def __init__(
+        self,
+        driver: Driver,
+        session: ServerSession,
+        request_id: RequestId,
+        background: TaskGroup,
+    ) -> None:
         self.driver = driver
         self.session = session
         self.request_id = request_id
+        self.background = background
+
+    def start_task(self, job: Callable[[], Awaitable[None]]) -> Callable[[], None]:
+        scope = anyio.CancelScope()
+        self.background.start_soon(_run_job, scope, job)
+        return scope.cancel
+
+    def signal(self) -> _Signal:
+        return _Signal()
+
+    def clock(self) -> float:
+        return time.time()
 
     async def send_progress(
         self, progress: float, total: float | None, message: str | None
@@ -82,6 +128,9 @@ class ServerConnection:
             binds 2026-07-28 ``requestState`` to them.
         limits: message size and nesting limits.
         max_concurrency: requests served at once.
+        background: where tasks (mcp_core/tasks) run; by default ``task_group``.
+            A transport serving many connections passes its own, so that a task
+            outlives the connection that created it.
     """
 
     def __init__(
@@ -89,6 +138,7 @@ class ServerConnection:
         server: Server,
         task_group: TaskGroup,
         *,
+        background: TaskGroup | None = None,
         revisions: tuple[str, ...] = REVISIONS,
         principal: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
@@ -96,6 +146,7 @@ class ServerConnection:
     ) -> None:
         self.server = server
         self.principal = principal
+        self.background = task_group if background is None else background
         self.session = ServerSession(server.config(revisions=revisions), limits)
         self.driver = Driver(
             self.session,
@@ -111,7 +162,7 @@ class ServerConnection:
     async def _handle(self, event: RequestReceived) -> Any:
         ctx = Context(
             event,
-            _RequestPeer(self.driver, self.session, event.id),
+            _RequestPeer(self.driver, self.session, event.id, self.background),
             now=time.time(),
             principal=self.principal,
         )

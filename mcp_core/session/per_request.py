@@ -297,9 +297,15 @@ def grant_filter(
 def discover_result(config: ServerConfig) -> DiscoverResult:
     """Our answer to server/discover (2026-07-28 server/discover.mdx)."""
     instructions = config.instructions
+    capabilities = config.capabilities
+    if capabilities.tasks is not UNSET:
+        # 2026-07-28 moved tasks to the io.modelcontextprotocol/tasks extension
+        # (under capabilities.extensions); the 2025-11-25 slot MUST NOT be used
+        # (conformance 0.2.0-alpha.12 tasks-capability-negotiation).
+        capabilities = msgspec.structs.replace(capabilities, tasks=UNSET)
     return DiscoverResult(
         supported_versions=list(reversed(config.revisions)),
-        capabilities=config.capabilities,
+        capabilities=capabilities,
         ttl_ms=config.discover_ttl_ms,
         cache_scope=config.discover_cache_scope,  # type: ignore[arg-type]
         instructions=UNSET if instructions is None else instructions,

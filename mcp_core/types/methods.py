@@ -36,6 +36,7 @@ from . import tasks as t
 __all__ = [
     "LATEST_REVISION",
     "LEGACY_REVISIONS",
+    "EXTENSION_METHODS",
     "METHODS",
     "REVISIONS",
     "MethodSpec",
@@ -214,13 +215,35 @@ _add("notifications/tasks/status", _TASKS, "both", "notification",
 # fmt: on
 
 
+EXTENSION_METHODS: dict[tuple[str, str], MethodSpec] = {}
+"""Methods of extensions served beside the core ones: the 2026-07-28 tasks extension
+``io.modelcontextprotocol/tasks`` (experimental-ext-tasks, tasks.mdx: ``tasks/get``,
+``tasks/update``, ``tasks/cancel``; no ``tasks/result`` nor ``tasks/list``, so those stay
+-32601). Kept apart from METHODS, which mirrors the core schemas."""
+
+for _method, _params in (
+    ("tasks/get", t.TaskRequestParams),
+    ("tasks/update", t.UpdateTaskRequestParams),
+    ("tasks/cancel", t.TaskRequestParams),
+):
+    EXTENSION_METHODS[_method, LATEST_REVISION] = MethodSpec(
+        method=_method,
+        revision=LATEST_REVISION,
+        sender="client",
+        kind="request",
+        params_type=_params,
+        params_required=True,
+        result_type=dict[str, Any],
+    )
+
+
 def method_spec(method: str, revision: str) -> MethodSpec | None:
-    """Look up a method in a revision.
+    """Look up a method in a revision (core, then EXTENSION_METHODS).
 
     Returns:
         The MethodSpec, or None when the method does not exist in that revision.
     """
-    return METHODS.get((method, revision))
+    return METHODS.get((method, revision)) or EXTENSION_METHODS.get((method, revision))
 
 
 @functools.cache

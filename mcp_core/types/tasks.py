@@ -1,8 +1,10 @@
-"""Task types (2025-11-25 only).
+"""Task types: 2025-11-25, and the params of the 2026-07-28 tasks extension.
 
 2025-11-25 added experimental tasks to the core protocol; 2026-07-28 moved them to the
 ``io.modelcontextprotocol/tasks`` extension (2026-07-28 changelog, major change 6), so none of
-these definitions exist in the 2026-07-28 schema.
+these definitions exist in the 2026-07-28 schema. The extension (repository
+modelcontextprotocol/experimental-ext-tasks, docs/specification/draft/tasks.mdx) adds
+``tasks/update`` (`UpdateTaskRequestParams`); its results are plain dicts (the DetailedTask).
 """
 
 from __future__ import annotations
@@ -143,3 +145,11 @@ class TaskStatusNotification(
 
     jsonrpc: Literal["2.0"]
     params: TaskStatusNotificationParams
+
+
+class UpdateTaskRequestParams(RequestParams, frozen=True, kw_only=True):
+    """Params of ``tasks/update`` (2026-07-28 tasks extension "Task Update Requests")."""
+
+    task_id: str
+    #: Key -> the answer to the input request surfaced under that key.
+    input_responses: dict[str, Any]
