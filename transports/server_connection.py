@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -23,7 +24,7 @@ from typing import Any, TypeVar
 import anyio
 from anyio.abc import ObjectStream, TaskGroup
 
-from mcp_core import REVISIONS, Context, Limits, Server, ServerSession
+from mcp_core import REVISIONS, Context, Limits, LocalProtocolError, Server, ServerSession
 from mcp_core.session import Event, ProtocolViolation, RequestReceived
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
@@ -93,6 +94,13 @@ class _RequestPeer:
     def clock(self) -> float:
         return time.time()
 
+    def notify(self, method: str, params: Any) -> None:
+        driver = self.driver
+        if not driver.closed:
+            with contextlib.suppress(LocalProtocolError):  # the session ended
+                self.session.send_notification(method, params)
+            driver.flush()
+
     async def send_progress(
         self, progress: float, total: float | None, message: str | None
     ) -> None:
@@ -158,6 +166,7 @@ class ServerConnection:
         # Registry changes may come from a handler in a worker thread.
         self._thread = threading.get_ident()
         self._unwatch = server.watch(self._publish)
+        self._unwatch_tasks = server.tasks.watch(self._publish_task)
 
     async def _handle(self, event: RequestReceived) -> Any:
         ctx = Context(
@@ -180,13 +189,20 @@ class ServerConnection:
             return
         if self.driver.closed:
             self._unwatch()
+            self._unwatch_tasks()
             return
         if self.session.publish(method, params):
             self.driver.flush()
 
+    def _publish_task(self, principal: str, method: str, params: Any) -> None:
+        # Task notifications go only to connections of the task's principal.
+        if principal == (self.principal or ""):
+            self._publish(method, params)
+
     def close(self) -> None:
         """Stop serving: cancel handlers, stop watching the registry."""
         self._unwatch()
+        self._unwatch_tasks()
         self.driver.close("the server closed the connection")
 
 

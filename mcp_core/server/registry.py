@@ -14,7 +14,6 @@ from typing import Any, Final, Literal, TypeVar, overload
 from msgspec import UNSET
 
 from ..http.headers import header_param_paths
-from ..tasks.serving import TASKS_EXTENSION
 from ..types.base import (
     Icon,
     ListChangedCapability,
@@ -31,7 +30,7 @@ from ..types.server import (
     Tool,
     ToolAnnotations,
 )
-from ..types.tasks import ToolExecution
+from ..types.tasks import TASKS_EXTENSION, ToolExecution
 from .context import Context
 from .signatures import FunctionInfo, inspect_function
 from .signatures import output_schema as _output_schema

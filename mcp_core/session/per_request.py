@@ -21,10 +21,12 @@ from ..types.base import (
     ServerCapabilities,
 )
 from ..types.server import CacheableResult, SubscriptionFilter
+from ..types.tasks import TASKS_EXTENSION
 from ..wire.errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
     RemoteProtocolError,
 )
@@ -291,6 +293,35 @@ def grant_filter(
             and has_capability(capabilities, "resources", "subscribe")
             else UNSET
         ),
+        task_ids=(
+            wanted.task_ids
+            if wanted.task_ids is not UNSET
+            and capabilities.extensions is not UNSET
+            and TASKS_EXTENSION in capabilities.extensions
+            else UNSET
+        ),
+    )
+
+
+def tasks_refusal(client: ClientInfo, wanted: SubscriptionFilter, request_id: RequestId) -> None:
+    """Refuse task notifications to a client that did not declare the tasks
+    extension: -32021 naming it (experimental-ext-tasks tasks.mdx "Task Status
+    Notifications" writes -32003; the 2026-07-28 core and conformance
+    0.2.0-alpha.12 use -32021 for a missing client capability).
+
+    Raises:
+        RemoteProtocolError: the refusal.
+    """
+    if wanted.task_ids is UNSET:
+        return
+    extensions = client.capabilities.extensions
+    if extensions is not UNSET and TASKS_EXTENSION in extensions:
+        return
+    raise RemoteProtocolError(
+        "Missing required client capability",
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        request_id=request_id,
+        data={"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
     )
 
 

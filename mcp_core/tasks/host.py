@@ -9,7 +9,7 @@ the request (and a tool that requires a task cannot be called).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 __all__ = ["Signal", "TaskHost"]
 
@@ -38,4 +38,9 @@ class TaskHost(Protocol):
 
     def clock(self) -> float:
         """Wall-clock seconds now (``time.time()``)."""
+        ...
+
+    def notify(self, method: str, params: Any) -> None:
+        """Send a notification on the connection the request came from, if it
+        is still open (else drop it)."""
         ...

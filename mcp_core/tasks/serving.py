@@ -29,6 +29,7 @@ from msgspec import UNSET
 
 from ..server.context import Context, McpError
 from ..session.events import RequestReceived
+from ..types.tasks import TASKS_EXTENSION
 from ..wire.errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -52,11 +53,11 @@ __all__ = ["TASKS_EXTENSION", "TaskService", "declares_tasks"]
 
 log = logging.getLogger("mcp_core")
 
-TASKS_EXTENSION: Final = "io.modelcontextprotocol/tasks"
 LEGACY_TASKS_REVISION: Final = "2025-11-25"
 LIST_PAGE: Final = 50
 
 Handler = Callable[[TaskContext], Awaitable[Any]]
+TaskWatcher = Callable[[str, str, Any], None]
 Route = Callable[[RequestReceived, Context], Awaitable[Any]]
 
 
@@ -93,6 +94,30 @@ class TaskService:
     def __init__(self, engine: TaskEngine, offered: Callable[[], bool]) -> None:
         self.engine = engine
         self.offered = offered
+        self._watchers: dict[object, TaskWatcher] = {}
+        engine.listen(self._changed)
+
+    def watch(self, watcher: TaskWatcher) -> Callable[[], None]:
+        """Call ``watcher(principal, method, params)`` with each 2026-07-28 task
+        status notification; a runtime passes it to the connections of that
+        principal (``ServerSession.publish`` then sends it on the
+        subscriptions/listen streams that asked for the task).
+
+        Returns:
+            A function that stops watching.
+        """
+        token = object()
+        self._watchers[token] = watcher
+        return lambda: self._watchers.pop(token, None) and None
+
+    def _changed(self, record: TaskRecord) -> None:
+        # 2026-07-28 tasks extension "Task Status Notifications": each carries the
+        # DetailedTask tasks/get would return (without resultType).
+        if not self._watchers or record.era == LEGACY_TASKS_REVISION:
+            return
+        params = modern_detailed(record, result_type=False)
+        for watcher in list(self._watchers.values()):
+            watcher(record.principal, "notifications/tasks", params)
 
     def routes(self) -> dict[str, Route]:
         """The ``tasks/*`` methods, for the Server's routing table."""
@@ -175,7 +200,22 @@ class TaskService:
             for cancel in stops:
                 cancel()
 
-        unregister = self.engine.on_stop(record, stop)
+        unstop = self.engine.on_stop(record, stop)
+        unwatch = (
+            None
+            if ctx.modern
+            # 2025-11-25 tasks.mdx "Task Status Notification": the requestor's
+            # connection hears each change (while it is open).
+            else self.engine.watch(
+                record, lambda r: host.notify("notifications/tasks/status", legacy_task(r))
+            )
+        )
+
+        def unregister() -> None:
+            unstop()
+            if unwatch is not None:
+                unwatch()
+
         stops.append(host.start_task(lambda: self._run(run, tctx, handler, unregister)))
         return modern_created(record) if ctx.modern else legacy_created(record)
 

@@ -9,7 +9,7 @@ modelcontextprotocol/experimental-ext-tasks, docs/specification/draft/tasks.mdx)
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from msgspec import UNSET, UnsetType, field
 
@@ -22,6 +22,9 @@ from .base import (
     Result,
     ResultType,
 )
+
+TASKS_EXTENSION: Final = "io.modelcontextprotocol/tasks"
+"""The 2026-07-28 tasks extension's identifier (experimental-ext-tasks tasks.mdx)."""
 
 TaskStatus: TypeAlias = Literal["working", "input_required", "completed", "failed", "cancelled"]
 

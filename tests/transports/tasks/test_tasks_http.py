@@ -330,3 +330,60 @@ async def test_legacy_capabilities() -> None:
         capabilities = (await raw.answer()).json()["result"]["capabilities"]
         expected = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
         assert capabilities["tasks"] == expected
+
+
+async def test_modern_status_notifications_over_subscriptions_listen() -> None:
+    gates = Gates()
+    async with running(make_server(gates)) as port:
+        client = Modern(port)
+        created = await client.result("tools/call", {"name": "held", "arguments": {}})
+        other = await client.result("tools/call", {"name": "forever", "arguments": {}})
+        listen = {
+            "jsonrpc": "2.0",
+            "id": 50,
+            "method": "subscriptions/listen",
+            "params": {"notifications": {"taskIds": [created["taskId"]]}, "_meta": WITH_TASKS},
+        }
+        async with RawClient(port) as raw:
+            await raw.send("POST", listen, **modern_headers("subscriptions/listen"))
+            assert (await raw.head()).headers["content-type"] == "text/event-stream"
+            (ack,) = data(await raw.events(lambda events: bool(data(events))))
+            assert ack["params"]["notifications"]["taskIds"] == [created["taskId"]]
+            await client.result("tasks/cancel", {"taskId": other["taskId"]})  # not asked for
+            gates.release.set()
+            messages = data(await raw.events(lambda events: bool(data(events))))
+        (note,) = messages
+        assert note["method"] == "notifications/tasks"
+        params = note["params"]
+        assert (params["taskId"], params["status"]) == (created["taskId"], "completed")
+        assert params["result"]["content"][0]["text"] == "released"
+        assert "resultType" not in params
+
+
+async def test_listening_for_tasks_needs_the_extension() -> None:
+    async with running(make_server(Gates())) as port:
+        reply = await Modern(port).request(
+            "subscriptions/listen", {"notifications": {"taskIds": ["x"]}}, meta=META
+        )
+        assert reply["error"]["code"] == -32021
+
+
+async def test_legacy_status_notifications() -> None:
+    gates = Gates()
+    async with running(make_server(gates)) as port, RawClient(port) as raw:
+        session_id = await open_session(raw)
+        async with RawClient(port) as get:
+            await get.send("GET", mcp_session_id=session_id)
+            assert (await get.head()).headers["content-type"] == "text/event-stream"
+            await get.events(lambda events: bool(events))  # the priming event
+            created = await Legacy(raw, session_id).request(
+                "tools/call", {"name": "held", "task": {}}
+            )
+            task_id = created["result"]["task"]["taskId"]
+            gates.release.set()
+            events = await get.events(
+                lambda events: any(m["params"]["status"] == "completed" for m in data(events))
+            )
+        statuses = [m for m in data(events) if m["method"] == "notifications/tasks/status"]
+        assert statuses[-1]["params"]["taskId"] == task_id
+        assert statuses[-1]["params"]["status"] == "completed"
