@@ -221,10 +221,10 @@ EXTENSION_METHODS: dict[tuple[str, str], MethodSpec] = {}
 ``tasks/update``, ``tasks/cancel``; no ``tasks/result`` nor ``tasks/list``, so those stay
 -32601). Kept apart from METHODS, which mirrors the core schemas."""
 
-for _method, _params in (
-    ("tasks/get", t.TaskRequestParams),
-    ("tasks/update", t.UpdateTaskRequestParams),
-    ("tasks/cancel", t.TaskRequestParams),
+for _method, _params, _result in (
+    ("tasks/get", t.TaskRequestParams, t.DetailedTask),
+    ("tasks/update", t.UpdateTaskRequestParams, b.Result),
+    ("tasks/cancel", t.TaskRequestParams, b.Result),
 ):
     EXTENSION_METHODS[_method, LATEST_REVISION] = MethodSpec(
         method=_method,
@@ -233,7 +233,7 @@ for _method, _params in (
         kind="request",
         params_type=_params,
         params_required=True,
-        result_type=dict[str, Any],
+        result_type=_result,
     )
 
 
@@ -281,7 +281,8 @@ def decode_method_result(spec: MethodSpec, data: bytes | msgspec.Raw) -> Any:
     """Decode a request's result, choosing between its possible result types.
 
     ``resultType: "input_required"`` gives an InputRequiredResult where the method allows it
-    (2026-07-28); a ``task`` member gives a CreateTaskResult for task-augmentable methods
+    (2026-07-28); ``resultType: "task"`` a DetailedTask for ``tools/call`` (the 2026-07-28
+    tasks extension); a ``task`` member gives a CreateTaskResult for task-augmentable methods
     (2025-11-25); anything else, including an absent ``resultType`` from older servers, is the
     ordinary result.
 
@@ -293,6 +294,10 @@ def decode_method_result(spec: MethodSpec, data: bytes | msgspec.Raw) -> Any:
     probe = _probe_decoder.decode(data)
     if spec.input_required and probe.result_type == "input_required":
         return _decoder(c.InputRequiredResult).decode(data)
+    if probe.result_type == "task" and spec.method == "tools/call":
+        # The 2026-07-28 tasks extension's flat CreateTaskResult (tasks.mdx
+        # "Polymorphic Results"), for a client that declared the extension.
+        return _decoder(t.DetailedTask).decode(data)
     if spec.task_augmentable and not isinstance(probe.task, UnsetType):
         return _decoder(t.CreateTaskResult).decode(data)
     return result_decoder(spec).decode(data)

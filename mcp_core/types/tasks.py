@@ -156,3 +156,21 @@ class UpdateTaskRequestParams(RequestParams, frozen=True, kw_only=True):
     task_id: str
     #: Key -> the answer to the input request surfaced under that key.
     input_responses: dict[str, Any]
+
+
+class DetailedTask(Result, frozen=True, kw_only=True):
+    """A task of the 2026-07-28 extension, as a client reads it: the flat
+    CreateTaskResult (``resultType: "task"``) and the ``tasks/get`` result, with
+    ``inputRequests``, ``result`` or ``error`` inlined by status (tasks.mdx
+    "Tasks")."""
+
+    task_id: str
+    status: TaskStatus
+    created_at: str
+    last_updated_at: str
+    ttl_ms: int | None = None
+    poll_interval_ms: int | UnsetType = UNSET
+    status_message: str | UnsetType = UNSET
+    input_requests: dict[str, Any] | UnsetType = UNSET
+    result: dict[str, Any] | UnsetType = UNSET
+    error: dict[str, Any] | UnsetType = UNSET
