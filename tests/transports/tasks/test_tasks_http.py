@@ -8,11 +8,9 @@ connection where it matters: a task outlives the connection that created it.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 import anyio
-import h11
 import pytest
 from http_helpers import (
     LIMIT,
@@ -23,6 +21,7 @@ from http_helpers import (
     initialize,
     modern_headers,
     open_session,
+    reply_of,
     running,
 )
 
@@ -253,19 +252,6 @@ class Legacy:
         body = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
         await self.raw.send("POST", body, mcp_session_id=self.session_id)
         return await reply_of(self.raw)
-
-
-async def reply_of(raw: RawClient) -> dict[str, Any]:
-    """The response to the request just sent, as JSON or at the end of a stream."""
-    head = await raw.head()
-    if head.headers["content-type"] == "text/event-stream":
-        messages = data(await raw.events())
-        return next(m for m in messages if "result" in m or "error" in m)
-    chunks = []
-    while not isinstance(event := await raw._event(), h11.EndOfMessage):
-        chunks.append(bytes(event.data))
-    reply: dict[str, Any] = json.loads(b"".join(chunks))
-    return reply
 
 
 async def test_legacy_tasks() -> None:
