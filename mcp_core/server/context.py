@@ -513,6 +513,10 @@ class Context:
         if self._may_detach:
             raise Detach()
 
+    async def report_status(self, message: str) -> None:
+        """Set the task's ``statusMessage`` when the handler runs as a task
+        (mcp_core/tasks); otherwise nothing."""
+
     def _begin_replay(
         self,
         answers: dict[str, tuple[str, dict[str, Any]]],

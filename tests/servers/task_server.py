@@ -8,7 +8,6 @@ from __future__ import annotations
 import anyio
 
 from mcp_core import Context, Server
-from mcp_core.tasks import TaskContext
 from transports import run_stdio
 
 server = Server("task-server", "1", task_poll_interval_ms=20)
@@ -18,8 +17,7 @@ server = Server("task-server", "1", task_poll_interval_ms=20)
 async def count(to: int, ctx: Context) -> str:
     """Counts to ``to``, a status message at each step."""
     for n in range(1, to + 1):
-        if isinstance(ctx, TaskContext):
-            await ctx.report_status(f"{n} of {to}")
+        await ctx.report_status(f"{n} of {to}")
         await anyio.sleep(0.1)
     return f"counted to {to}"
 
