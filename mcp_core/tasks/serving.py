@@ -257,7 +257,15 @@ class TaskService:
 
     # --- tasks/* ---------------------------------------------------------------------------
 
+    def _offered(self, event: RequestReceived) -> None:
+        # No task-capable tool: no tasks capability or extension declared, so the
+        # methods are not there (2026-07-28 schema MethodNotFoundError: "gated
+        # behind a server capability the server did not advertise").
+        if not self.offered():
+            raise McpError(METHOD_NOT_FOUND, f"Method not found: {event.method}")
+
     async def _find(self, event: RequestReceived, ctx: Context) -> TaskRecord:
+        self._offered(event)
         if ctx.modern and not declares_tasks(ctx):
             # 2026-07-28 tasks extension "Capability Negotiation"; conformance
             # tasks-capability-negotiation checks -32021 on all three methods.
@@ -339,6 +347,7 @@ class TaskService:
     async def list(self, event: RequestReceived, ctx: Context) -> Any:
         """``tasks/list`` (2025-11-25): the caller's tasks, a page at a time; the
         cursor is the last task id of the page (opaque to the client)."""
+        self._offered(event)
         params = event.params
         cursor = getattr(params, "cursor", UNSET) if params is not None else UNSET
         after = cursor if isinstance(cursor, str) else None

@@ -373,3 +373,13 @@ async def test_legacy_status_notifications() -> None:
         statuses = [m for m in data(events) if m["method"] == "notifications/tasks/status"]
         assert statuses[-1]["params"]["taskId"] == task_id
         assert statuses[-1]["params"]["status"] == "completed"
+
+
+async def test_a_server_without_task_tools_has_no_task_methods() -> None:
+    server = Server("plain", "1")
+    server.add_tool(lambda: "x", name="x")
+    async with running(server) as port:
+        client = Modern(port)
+        assert (await client.request("tasks/get", {"taskId": "t"}))["error"]["code"] == -32601
+        discover = await client.result("server/discover", {})
+        assert "extensions" not in discover["capabilities"]
