@@ -89,9 +89,6 @@ from .driver import DEFAULT_MAX_CONCURRENCY, ConnectionClosed, Driver, ProgressC
 
 __all__ = ["Client", "Connector", "Subscription", "TaskHandle"]
 
-LEGACY_TASKS_REVISION = "2025-11-25"
-"""The revision whose clients ask for tasks with ``params.task``."""
-
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 
@@ -432,8 +429,7 @@ class Client:
             McpError: a protocol error (unknown tool, invalid params...), or a
                 task that failed with one.
         """
-        legacy_task = task and self.revision == LEGACY_TASKS_REVISION
-        call = task_call(name, arguments, legacy_task=legacy_task, ttl_ms=ttl_ms)
+        call = task_call(name, arguments, task=task, revision=self.revision, ttl_ms=ttl_ms)
         result: Any = await self._call(call, timeout, on_progress)
         if type(result) is CallToolResult and not task:
             return result

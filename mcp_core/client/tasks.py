@@ -154,9 +154,16 @@ def with_tasks(capabilities: ClientCapabilities) -> ClientCapabilities:
 
 
 def task_call(
-    name: str, arguments: Mapping[str, Any] | None, *, legacy_task: bool, ttl_ms: int | None
+    name: str,
+    arguments: Mapping[str, Any] | None,
+    *,
+    task: bool,
+    revision: str | None,
+    ttl_ms: int | None,
 ) -> Call[CallToolResult]:
-    """The ``tools/call``; with ``legacy_task``, asking for a 2025-11-25 task."""
+    """The ``tools/call``; with ``task`` in 2025-11-25, asking for a task
+    (``params.task``; only that revision has it: basic/utilities/tasks.mdx)."""
+    legacy_task = task and revision == "2025-11-25"
     params = CallToolRequestParams(
         name=name,
         arguments=UNSET if arguments is None else dict(arguments),

@@ -2,10 +2,10 @@
 
 The engine owns no task and no clock: every call takes ``now`` (seconds, the
 caller's wall clock), and the work a task stands for is run by the runtime (see
-the task host). It keeps the rules (`record`), talks to a
-`TaskStore` by compare-and-set, and tells whoever listens about each change: a
-handler waiting for input, the runtime sending status notifications, the work
-to stop when the task is cancelled.
+`host`). It keeps the rules (`record`), talks to a `TaskStore` by
+compare-and-set, and tells whoever listens about each change: a handler waiting
+for input, the runtime sending status notifications, the work to stop when the
+task is cancelled.
 """
 
 from __future__ import annotations

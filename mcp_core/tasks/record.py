@@ -28,11 +28,12 @@ __all__ = [
     "finished",
     "asked",
     "answered",
+    "took",
     "cancelled",
 ]
 
 LEGACY_ERA: Final = "2025-11-25"
-MODERN_ERA: Final = "2026-07-28"
+"""The revision of the tasks of the handshake era (basic/utilities/tasks.mdx)."""
 
 
 class TaskConflict(Exception):

@@ -39,7 +39,7 @@ from ..wire.errors import (
 from .context import TaskContext, TaskRun
 from .engine import TaskEngine, TaskNotFound
 from .host import TaskHost
-from .record import TaskRecord
+from .record import LEGACY_ERA, TaskRecord
 from .render import (
     RELATED_TASK_KEY,
     legacy_created,
@@ -53,7 +53,7 @@ __all__ = ["TASKS_EXTENSION", "TaskService", "declares_tasks"]
 
 log = logging.getLogger("mcp_core")
 
-LEGACY_TASKS_REVISION: Final = "2025-11-25"
+LEGACY_TASKS_REVISION: Final = LEGACY_ERA
 LIST_PAGE: Final = 50
 
 Handler = Callable[[TaskContext], Awaitable[Any]]
