@@ -36,7 +36,7 @@ from ..types import (
 )
 from ..types.client import InputRequest
 from ..types.tasks import TASKS_EXTENSION
-from ..wire.errors import INTERNAL_ERROR
+from ..wire.errors import INTERNAL_ERROR, INVALID_PARAMS
 from .requests import Call
 
 __all__ = [
@@ -115,10 +115,13 @@ class TaskState:
         """From a 2026-07-28 CreateTaskResult or ``tasks/get`` result."""
         inputs = {}
         if task.input_requests is not UNSET:
-            inputs = {
-                key: msgspec.convert(value, InputRequest)
-                for key, value in task.input_requests.items()
-            }
+            try:
+                inputs = {
+                    key: msgspec.convert(value, InputRequest)
+                    for key, value in task.input_requests.items()
+                }
+            except msgspec.ValidationError as exc:
+                raise McpError(INVALID_PARAMS, f"invalid inputRequests: {exc}") from None
         return cls(
             task.task_id,
             task.status,
