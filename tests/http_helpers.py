@@ -220,3 +220,16 @@ async def running(server: Server, timeouts: HttpTimeouts | None = None) -> Async
             yield port
         finally:
             tg.cancel_scope.cancel()
+
+
+async def reply_of(raw: RawClient) -> dict[str, Any]:
+    """The response to the request just sent, as JSON or at the end of a stream."""
+    head = await raw.head()
+    if head.headers["content-type"] == "text/event-stream":
+        messages = data(await raw.events())
+        return next(m for m in messages if "result" in m or "error" in m)
+    chunks = []
+    while not isinstance(event := await raw._event(), h11.EndOfMessage):
+        chunks.append(bytes(event.data))
+    reply: dict[str, Any] = json.loads(b"".join(chunks))
+    return reply

@@ -25,7 +25,7 @@ import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 import anyio
 from anyio.abc import TaskGroup
@@ -56,6 +56,7 @@ from mcp_core.client import (
     SamplingCallback,
     requests,
 )
+from mcp_core.client.tasks import TaskState, task_call, with_tasks
 from mcp_core.session import (
     ErrorReceived,
     Event,
@@ -86,9 +87,10 @@ from mcp_core.types import (
 )
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
+from .client_tasks import TaskHandle
 from .driver import DEFAULT_MAX_CONCURRENCY, ConnectionClosed, Driver, ProgressCallback, _now
 
-__all__ = ["Client", "Connector", "Subscription"]
+__all__ = ["Client", "Connector", "Subscription", "TaskHandle"]
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -206,7 +208,7 @@ class Client:
         self.session = ClientSession(
             ClientConfig(
                 client_info=Implementation(name=name, version=version),
-                capabilities=callbacks.capabilities(),
+                capabilities=with_tasks(callbacks.capabilities()),
                 revisions=revisions,
             ),
             limits,
@@ -415,6 +417,7 @@ class Client:
                 )
         return result  # type: ignore[no-any-return]
 
+    @overload
     async def call_tool(
         self,
         name: str,
@@ -422,18 +425,61 @@ class Client:
         *,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
-    ) -> CallToolResult:
+        task: Literal[False] = False,
+        ttl_ms: int | None = None,
+    ) -> CallToolResult: ...
+
+    @overload
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        task: Literal[True],
+        ttl_ms: int | None = None,
+    ) -> TaskHandle: ...
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        task: bool = False,
+        ttl_ms: int | None = None,
+    ) -> CallToolResult | TaskHandle:
         """Call a tool. A failing tool is a result with ``is_error``, not an exception.
 
+        Args:
+            task: return a `TaskHandle` (see mcp_core/client/tasks.py): in
+                2025-11-25 the call asks for a task (``params.task``, with
+                ``ttl_ms``); in 2026-07-28 the server decides. Without it, a call
+                the server turns into a task is followed to its end here, so the
+                result is the same either way.
+            timeout: seconds each request may take (the call, each poll).
+
         Raises:
-            McpError: a protocol error (unknown tool, invalid params...).
+            McpError: a protocol error (unknown tool, invalid params...), or a
+                task that failed with one.
             UrlElicitationRequiredError: the server needs the user to complete
                 URL-mode elicitations first (2025-11-25, -32042); retry after.
             ToolOutputError: the tool was listed with an ``outputSchema`` and
                 its ``structuredContent`` is missing or does not match it.
         """
-        result = await self._call(requests.call_tool(name, arguments), timeout, on_progress)
-        return self._outputs.check(name, result)
+        call = task_call(name, arguments, task=task, revision=self.revision, ttl_ms=ttl_ms)
+        result: Any = await self._call(call, timeout, on_progress)
+        if type(result) is CallToolResult and not task:
+            return self._outputs.check(name, result)
+        handle = TaskHandle(self, TaskState.of(result), timeout)
+        if task:
+            return handle
+        return self._outputs.check(name, await handle.result())
+
+    async def _answer_input(self, ask: Any) -> Any:
+        return await _run(self._callbacks.answer_input(ask))
 
     async def read_resource(self, uri: str, *, timeout: float | None = None) -> ReadResourceResult:
         """Read a resource by URI."""

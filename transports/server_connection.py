@@ -14,16 +14,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import ObjectStream, TaskGroup
 
-from mcp_core import REVISIONS, Context, Limits, Server, ServerSession
+from mcp_core import REVISIONS, Context, Limits, LocalProtocolError, Server, ServerSession
 from mcp_core.session import Event, ProtocolViolation, RequestReceived
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
@@ -37,15 +38,68 @@ log = logging.getLogger("mcp_core.server")
 _T = TypeVar("_T")
 
 
+class _Signal:
+    """A wake-up for the task engine (mcp_core.tasks.host.Signal) on anyio."""
+
+    __slots__ = ("_event",)
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    def set(self) -> None:
+        self._event.set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+        self._event = anyio.Event()
+
+
+async def _run_job(scope: anyio.CancelScope, job: Callable[[], Awaitable[None]]) -> None:
+    with scope:
+        try:
+            await job()
+        except Exception:
+            # The engine records what the handler did; this is a fault of ours
+            # (a store that failed): log it, keep the server serving.
+            log.exception("a background task failed")
+
+
 class _RequestPeer:
-    """The Context's link to the client, for one request."""
+    """The Context's link to the client, for one request; also the task host
+    (mcp_core.tasks.host.TaskHost): a task runs in ``background``, the task group
+    of the serving process, beyond this request and its connection."""
 
-    __slots__ = ("driver", "request_id", "session")
+    __slots__ = ("background", "driver", "request_id", "session")
 
-    def __init__(self, driver: Driver, session: ServerSession, request_id: RequestId) -> None:
+    def __init__(
+        self,
+        driver: Driver,
+        session: ServerSession,
+        request_id: RequestId,
+        background: TaskGroup,
+    ) -> None:
         self.driver = driver
         self.session = session
         self.request_id = request_id
+        self.background = background
+
+    def start_task(self, job: Callable[[], Awaitable[None]]) -> Callable[[], None]:
+        scope = anyio.CancelScope()
+        self.background.start_soon(_run_job, scope, job)
+        return scope.cancel
+
+    def signal(self) -> _Signal:
+        return _Signal()
+
+    def clock(self) -> float:
+        return time.time()
+
+    def notify(self, method: str, params: Any) -> None:
+        driver = self.driver
+        if not driver.closed:
+            with contextlib.suppress(LocalProtocolError):  # the session ended
+                self.session.send_notification(method, params)
+            driver.flush()
 
     async def send_progress(
         self, progress: float, total: float | None, message: str | None
@@ -88,6 +142,9 @@ class ServerConnection:
             binds 2026-07-28 ``requestState`` to them.
         limits: message size and nesting limits.
         max_concurrency: requests served at once.
+        background: where tasks (mcp_core/tasks) run; by default ``task_group``.
+            A transport serving many connections passes its own, so that a task
+            outlives the connection that created it.
     """
 
     def __init__(
@@ -95,6 +152,7 @@ class ServerConnection:
         server: Server,
         task_group: TaskGroup,
         *,
+        background: TaskGroup | None = None,
         revisions: tuple[str, ...] = REVISIONS,
         principal: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
@@ -102,6 +160,7 @@ class ServerConnection:
     ) -> None:
         self.server = server
         self.principal = principal
+        self.background = task_group if background is None else background
         self.session = ServerSession(server.config(revisions=revisions), limits)
         self.driver = Driver(
             self.session,
@@ -113,11 +172,12 @@ class ServerConnection:
         # Registry changes may come from a handler in a worker thread.
         self._thread = threading.get_ident()
         self._unwatch = server.watch(self._publish)
+        self._unwatch_tasks = server.tasks.watch(self._publish_task)
 
     async def _handle(self, event: RequestReceived) -> Any:
         ctx = Context(
             event,
-            _RequestPeer(self.driver, self.session, event.id),
+            _RequestPeer(self.driver, self.session, event.id, self.background),
             now=time.time(),
             principal=self.principal,
         )
@@ -135,13 +195,20 @@ class ServerConnection:
             return
         if self.driver.closed:
             self._unwatch()
+            self._unwatch_tasks()
             return
         if self.session.publish(method, params):
             self.driver.flush()
 
+    def _publish_task(self, principal: str, method: str, params: Any) -> None:
+        # Task notifications go only to connections of the task's principal.
+        if principal == (self.principal or ""):
+            self._publish(method, params)
+
     def close(self) -> None:
         """Stop serving: cancel handlers, stop watching the registry."""
         self._unwatch()
+        self._unwatch_tasks()
         self.driver.close("the server closed the connection")
 
 

@@ -29,14 +29,24 @@ __all__ = ["ToolHeaders", "modern_refusal"]
 ToolHeaders = Callable[[str], Mapping[str, tuple[str, ...]]]
 """A tool name -> its ``x-mcp-header`` map (header name -> argument path)."""
 
-# "Standard Request Headers": Mcp-Name mirrors params.name or params.uri.
-_NAMED: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+# "Standard Request Headers": Mcp-Name mirrors params.name or params.uri; and
+# params.taskId for the tasks extension's methods (experimental-ext-tasks
+# tasks.mdx "Streamable HTTP: Routing Headers": the client MUST set it).
+_NAMED: Final = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "task_id",
+    "tasks/update": "task_id",
+    "tasks/cancel": "task_id",
+}
 
 
 class _Params(msgspec.Struct):
     # What the checks read from params; anything else stays unread.
     name: Any = None
     uri: Any = None
+    task_id: Any = msgspec.field(default=None, name="taskId")
     arguments: Any = None
     meta: Any = msgspec.field(default=None, name="_meta")
 

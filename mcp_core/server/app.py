@@ -43,6 +43,9 @@ from msgspec import UNSET, UnsetType
 
 from ..session.events import RequestReceived
 from ..session.server import ServerConfig
+from ..tasks.engine import TaskEngine
+from ..tasks.serving import TaskService
+from ..tasks.store import TaskStore
 from ..types.base import Icon, Implementation, PaginatedRequestParams, Result
 from ..types.client import InputRequiredResult
 from ..types.methods import LEGACY_REVISIONS, REVISIONS
@@ -56,6 +59,7 @@ from ..wire.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RESO
 from .context import (
     MRTR_METHODS,
     Context,
+    Detach,
     InputNeeded,
     McpError,
     ResourceNotFoundError,
@@ -188,6 +192,10 @@ class Server(Registry):
             (the default; a thread hop costs about a hundred microseconds, see
             benchmarks/README.md); False runs them inline on the event loop
             unless a handler is registered with ``threaded=True``.
+        task_store: where tasks live (tools registered with ``task=``); by
+            default a bounded in-memory `mcp_core.tasks.MemoryTaskStore`.
+        task_ttl_ms: how long a task is kept from its creation (None: no limit).
+        task_poll_interval_ms: the polling interval suggested to clients.
 
     Handlers may be plain functions or ``async def``. Plain functions run in a
     worker thread of the runtime (a bounded pool), so one that blocks stalls no
@@ -214,6 +222,9 @@ class Server(Registry):
         middleware: Sequence[Middleware] = (),
         lifespan: Lifespan | None = None,
         threaded: bool = True,
+        task_store: TaskStore | None = None,
+        task_ttl_ms: int | None = 3_600_000,
+        task_poll_interval_ms: int | None = 500,
     ) -> None:
         if page_size is not None and page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -256,6 +267,12 @@ class Server(Registry):
             "prompts/get": self._get_prompt,
             "completion/complete": self._complete,
         }
+        #: The tasks of this server (mcp_core/tasks): the engine and the methods.
+        self.tasks = TaskService(
+            TaskEngine(task_store, ttl_ms=task_ttl_ms, poll_interval_ms=task_poll_interval_ms),
+            lambda: any(entry.task for entry in self._tools.values()),
+        )
+        self._routes.update(self.tasks.routes())
 
     def config(self, *, revisions: tuple[str, ...] = REVISIONS, **options: Any) -> ServerConfig:
         """A ServerConfig for sessions serving this application.
@@ -438,6 +455,14 @@ class Server(Registry):
     async def _call_tool(self, event: RequestReceived, ctx: Context) -> Any:
         params = event.params
         arguments = {} if isinstance(params.arguments, UnsetType) else params.arguments
+        if "tools/call" not in self._handlers:
+            entry = self._tools.get(params.name)
+            if (
+                entry is not None
+                and (entry.task is not None or not ctx.modern)
+                and self.tasks.decide(event, ctx, entry.task)
+            ):
+                return await self._call_as_task(event, ctx, entry, arguments)
 
         async def run() -> Any:
             if "tools/call" in self._handlers:
@@ -453,15 +478,57 @@ class Server(Registry):
                 values = entry.info.convert(arguments)
             except msgspec.ValidationError as exc:
                 return error_result(f"Invalid arguments for tool {params.name!r}: {exc}")
-            try:
-                value = await _invoke(entry.info, values, ctx)
-                return tool_result(value, structured=entry.structured, wrap=entry.wrap)
-            except McpError:
-                raise
-            except Exception as exc:
-                return error_result(self._failed(f"tool {params.name!r}", event, exc))
+            return await self._run_tool(entry, values, event, ctx)
 
         return await self._replay(event, ctx, params.name, arguments, run)
+
+    async def _run_tool(
+        self, entry: Any, values: dict[str, Any], event: RequestReceived, ctx: Context
+    ) -> Any:
+        try:
+            value = await _invoke(entry.info, values, ctx)
+            return tool_result(value, structured=entry.structured, wrap=entry.wrap)
+        except McpError:
+            raise
+        except Exception as exc:
+            return error_result(self._failed(f"tool {event.params.name!r}", event, exc))
+
+    async def _call_as_task(
+        self, event: RequestReceived, ctx: Context, entry: Any, arguments: dict[str, Any]
+    ) -> Any:
+        # A call that becomes a task (mcp_core/tasks/serving.py decides): bad
+        # arguments are answered at once, as a tool error; otherwise the task is
+        # created and the function runs in the background on a TaskContext.
+        name = event.params.name
+        try:
+            values = entry.info.convert(arguments)
+        except msgspec.ValidationError as exc:
+            return error_result(f"Invalid arguments for tool {name!r}: {exc}")
+
+        async def run(tctx: Context) -> Any:
+            return await self._run_tool(entry, values, event, tctx)
+
+        if not (entry.ask_first and ctx.modern):
+            return await self.tasks.start(event, ctx, run)
+        # ask_first: the questions before ctx.detach() are multi round-trip
+        # requests; at detach the task starts, and replays them from the answers.
+        gathered: dict[str, Any] = {}
+
+        async def until_detached() -> Any:
+            ctx._may_detach = True
+            try:
+                return await run(ctx)
+            except Detach:
+                gathered["answers"] = dict(ctx._answers or {})
+                gathered["kept"] = dict(ctx._kept or {})
+                raise
+
+        try:
+            return await self._replay(event, ctx, name, arguments, until_detached)
+        except Detach:
+            return await self.tasks.start(
+                event, ctx, run, answers=gathered["answers"], kept=gathered["kept"]
+            )
 
     def _not_found(self, uri: str, revision: str) -> McpError:
         # 2026-07-28 server/resources.mdx "Error Handling": -32602; earlier -32002.

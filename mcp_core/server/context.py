@@ -73,6 +73,7 @@ __all__ = [
     "Peer",
     "Context",
     "InputNeeded",
+    "Detach",
 ]
 
 _R = TypeVar("_R", bound=msgspec.Struct)
@@ -178,6 +179,12 @@ class InputNeeded(BaseException):
     def __init__(self, requests: dict[str, InputRequest]) -> None:
         super().__init__(*requests)
         self.requests = requests
+
+
+class Detach(BaseException):
+    """Internal: a handler asked to go on as a task (`Context.detach`) while the
+    request can still become one; the Server starts the task and runs the
+    handler again there, with the answers gathered so far."""
 
 
 class Peer(Protocol):
@@ -648,6 +655,26 @@ class Context:
             # A copy on the first write: the dict came from the opened state.
             self._kept = kept = {**kept, key: msgspec.to_builtins(value)}
         return value
+
+    #: Whether `detach` moves the handler into a task (set by the Server for a
+    #: tool registered with ``task=`` and ``ask_first=True``, when the request may
+    #: become a task).
+    _may_detach: bool = False
+
+    async def detach(self) -> None:
+        """Go on as a task from here: for a tool registered with ``task=`` and
+        ``ask_first=True``, the questions asked before this call are asked in
+        the request (2026-07-28 multi round-trip requests; the tasks extension
+        "Task Creation": servers SHOULD resolve those before answering with a
+        CreateTaskResult), and the rest runs as a task. Does nothing when the
+        request does not become a task, or already is one.
+        """
+        if self._may_detach:
+            raise Detach()
+
+    async def report_status(self, message: str) -> None:
+        """Set the task's ``statusMessage`` when the handler runs as a task
+        (mcp_core/tasks); otherwise nothing."""
 
     def _begin_replay(
         self,

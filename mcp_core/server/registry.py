@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, TypeVar, overload
+from typing import Any, Final, Literal, TypeVar, overload
 
 from msgspec import UNSET
 
@@ -19,6 +19,7 @@ from ..types.base import (
     ListChangedCapability,
     ResourcesCapability,
     ServerCapabilities,
+    TasksCapability,
 )
 from ..types.content import Annotations, Resource
 from ..types.server import (
@@ -29,6 +30,7 @@ from ..types.server import (
     Tool,
     ToolAnnotations,
 )
+from ..types.tasks import TASKS_EXTENSION, ToolExecution
 from .context import Context
 from .signatures import FunctionInfo, inspect_function
 from .signatures import output_schema as _output_schema
@@ -57,10 +59,22 @@ _DECLARABLE: Final = frozenset({"tools", "resources", "prompts", "completions"})
 
 
 class _ToolEntry:
-    __slots__ = ("info", "structured", "tool", "wrap")
+    __slots__ = ("ask_first", "info", "structured", "task", "tool", "wrap")
 
-    def __init__(self, tool: Tool, info: FunctionInfo, structured: bool, wrap: bool) -> None:
+    def __init__(
+        self,
+        tool: Tool,
+        info: FunctionInfo,
+        structured: bool,
+        wrap: bool,
+        task: str | None = None,
+        ask_first: bool = False,
+    ) -> None:
         self.tool, self.info, self.structured, self.wrap = tool, info, structured, wrap
+        #: "optional", "required", or None: whether a call may or must be a task.
+        self.task = task
+        #: Questions before `Context.detach` are asked in the request (2026-07-28).
+        self.ask_first = ask_first
 
 
 class ResourceEntry:
@@ -146,6 +160,8 @@ class Registry:
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
         threaded: bool | None = None,
+        task: bool | Literal["optional", "required"] = False,
+        ask_first: bool = False,
     ) -> Callable[[F], F]: ...
 
     def tool(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
@@ -173,6 +189,8 @@ class Registry:
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
         threaded: bool | None = None,
+        task: bool | Literal["optional", "required"] = False,
+        ask_first: bool = False,
     ) -> Tool:
         """Register a tool.
 
@@ -191,6 +209,14 @@ class Registry:
             threaded: run the function in a worker thread (see `FunctionInfo`);
                 by default plain functions do and ``async def`` ones do not.
                 False for a plain function known to be quick.
+            task: True (or "optional"): a call may run as a task, in the
+                background, when the client can take one (2026-07-28: it
+                declares the tasks extension; 2025-11-25: it sends
+                ``params.task``); "required": only as a task. The function is
+                the same; see mcp_core/tasks.
+            ask_first: with ``task``, a 2026-07-28 call runs in the request
+                until the function awaits `Context.detach`, asking its
+                questions by multi round-trip, and becomes a task there.
 
         Returns:
             The Tool definition, as listed.
@@ -215,9 +241,14 @@ class Registry:
         else:
             found = _output_schema(info.return_annotation, force=structured is True)
             schema, wrap = found if found is not None else (None, False)
+        support = "optional" if task is True else (task or None)
+        if support not in (None, "optional", "required"):
+            raise ValueError(f"task must be True, False, 'optional' or 'required', not {task!r}")
         tool = Tool(
             name=tool_name,
             input_schema=info.input_schema,
+            # 2025-11-25 server/tools.mdx: execution.taskSupport.
+            execution=ToolExecution(task_support=support) if support else UNSET,
             output_schema=opt(schema),
             title=opt(title),
             description=opt(description or info.description),
@@ -225,7 +256,9 @@ class Registry:
             icons=opt(icons),
             meta=opt(meta),
         )
-        self._tools[tool_name] = _ToolEntry(tool, info, schema is not None, wrap)
+        self._tools[tool_name] = _ToolEntry(
+            tool, info, schema is not None, wrap, support, ask_first and support is not None
+        )
         self._changed("tools")
         return tool
 
@@ -406,6 +439,8 @@ class Registry:
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
         threaded: bool | None = None,
+        task: bool | Literal["optional", "required"] = False,
+        ask_first: bool = False,
     ) -> Callable[[F], F]: ...
 
     def prompt(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
@@ -568,9 +603,10 @@ class Registry:
         resources = self._offers("resources") or bool(self.subscribe)
         subscribe = bool(self.subscribe)
         completions = self._completion is not None or "completions" in self._declared
+        tasks = any(entry.task for entry in self._tools.values())
         # The same answer for the same registry: every session of an HTTP server
         # asks (once per 2026-07-28 request), and the answer is a few Structs.
-        key = (tools, prompts, resources, subscribe, completions)
+        key = (tools, prompts, resources, subscribe, completions, tasks)
         known = self._capabilities.get(key)
         if known is not None:
             return known
@@ -595,6 +631,16 @@ class Registry:
                 else UNSET
             ),
             completions={} if completions else UNSET,
+            # A task-capable tool: 2025-11-25 basic/utilities/tasks.mdx "Server
+            # Capabilities" (tasks/list, tasks/cancel, task-augmented tools/call);
+            # 2026-07-28 the extension instead (tasks extension "Capability
+            # Negotiation"). server/discover leaves out the 2025-11-25 slot.
+            tasks=(
+                TasksCapability(list_={}, cancel={}, requests={"tools": {"call": {}}})
+                if tasks
+                else UNSET
+            ),
+            extensions={TASKS_EXTENSION: {}} if tasks else UNSET,
         )
         self._capabilities[key] = capabilities
         return capabilities

@@ -26,7 +26,14 @@ from ..types.base import (
     ServerCapabilities,
 )
 from ..types.client import InputRequiredResult
-from ..types.methods import LEGACY_REVISIONS, method_spec, result_decoder
+from ..types.methods import (
+    LATEST_REVISION,
+    LEGACY_REVISIONS,
+    decode_method_result,
+    method_spec,
+    result_decoder,
+)
+from ..types.tasks import CreateTaskResult, DetailedTask
 from ..wire.errors import (
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
@@ -269,6 +276,10 @@ class ClientSession(BaseSession):
             except RemoteProtocolError as exc:
                 if self.era == "modern" and _result_type(message) == "input_required":
                     return self._input_required(message, method)
+                if method == "tools/call":
+                    task = _task_result(message, self.revision)
+                    if task is not None:
+                        return [ResponseReceived(id=message.id, method=method, result=task)]
                 return self._bad_result(message.id, method, exc.message)
         result_type = getattr(result, "result_type", UNSET)
         if result_type is UNSET or result_type == "complete":
@@ -382,6 +393,22 @@ class ClientSession(BaseSession):
 
 
 _any: Final = msgspec.json.Decoder()
+
+
+def _task_result(message: Response, revision: str | None) -> Any:
+    # A tools/call answered with a task: the 2026-07-28 extension's flat
+    # CreateTaskResult (resultType "task"), or the 2025-11-25 one ({"task": ...}).
+    # decode_method_result chooses; None when it is neither (or does not fit).
+    spec = method_spec("tools/call", revision or LATEST_REVISION)
+    if spec is None:
+        return None
+    result = message.result
+    data = result if isinstance(result, Raw) else Raw(msgspec.json.encode(result))
+    try:
+        found = decode_method_result(spec, data)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return None
+    return found if isinstance(found, (CreateTaskResult, DetailedTask)) else None
 
 
 def _result_type(message: Response) -> Any:

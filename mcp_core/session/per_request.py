@@ -21,10 +21,12 @@ from ..types.base import (
     ServerCapabilities,
 )
 from ..types.server import CacheableResult, SubscriptionFilter
+from ..types.tasks import TASKS_EXTENSION
 from ..wire.errors import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
     RemoteProtocolError,
 )
@@ -291,15 +293,50 @@ def grant_filter(
             and has_capability(capabilities, "resources", "subscribe")
             else UNSET
         ),
+        task_ids=(
+            wanted.task_ids
+            if wanted.task_ids is not UNSET
+            and capabilities.extensions is not UNSET
+            and TASKS_EXTENSION in capabilities.extensions
+            else UNSET
+        ),
+    )
+
+
+def tasks_refusal(client: ClientInfo, wanted: SubscriptionFilter, request_id: RequestId) -> None:
+    """Refuse task notifications to a client that did not declare the tasks
+    extension: -32021 naming it (experimental-ext-tasks tasks.mdx "Task Status
+    Notifications" writes -32003; the 2026-07-28 core and conformance
+    0.2.0-alpha.12 use -32021 for a missing client capability).
+
+    Raises:
+        RemoteProtocolError: the refusal.
+    """
+    if wanted.task_ids is UNSET:
+        return
+    extensions = client.capabilities.extensions
+    if extensions is not UNSET and TASKS_EXTENSION in extensions:
+        return
+    raise RemoteProtocolError(
+        "Missing required client capability",
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        request_id=request_id,
+        data={"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
     )
 
 
 def discover_result(config: ServerConfig) -> DiscoverResult:
     """Our answer to server/discover (2026-07-28 server/discover.mdx)."""
     instructions = config.instructions
+    capabilities = config.capabilities
+    if capabilities.tasks is not UNSET:
+        # 2026-07-28 moved tasks to the io.modelcontextprotocol/tasks extension
+        # (under capabilities.extensions); the 2025-11-25 slot MUST NOT be used
+        # (conformance 0.2.0-alpha.12 tasks-capability-negotiation).
+        capabilities = msgspec.structs.replace(capabilities, tasks=UNSET)
     return DiscoverResult(
         supported_versions=list(reversed(config.revisions)),
-        capabilities=config.capabilities,
+        capabilities=capabilities,
         ttl_ms=config.discover_ttl_ms,
         cache_scope=config.discover_cache_scope,  # type: ignore[arg-type]
         instructions=UNSET if instructions is None else instructions,

@@ -92,6 +92,7 @@ from .per_request import (
     grant_filter,
     missing_version_refusal,
     request_meta,
+    tasks_refusal,
     unknown_method_refusal,
     unsupported_version_refusal,
 )
@@ -108,6 +109,10 @@ _LEGACY_SPECIAL: Final = frozenset(
 
 
 _NO_URIS: Final[frozenset[str]] = frozenset()
+
+#: The tasks extension's status notification (experimental-ext-tasks tasks.mdx
+#: "Task Status Notifications"), filtered by the subscription's taskIds.
+TASK_NOTIFICATION: Final = "notifications/tasks"
 
 _Derived = tuple[tuple[str, ...], tuple[str, ...], dict[str, Any]]
 _last_derived: list[tuple[ServerConfig, _Derived]] = []
@@ -393,6 +398,7 @@ class ServerSession(BaseSession):
         if method == "subscriptions/listen":
             # The server acknowledges the subset it honours, first, tagged with the
             # subscription id (2026-07-28 basic/patterns/subscriptions.mdx).
+            tasks_refusal(client, params.notifications, message.id)
             granted = grant_filter(params.notifications, self.config.capabilities)
             self.subscriptions[message.id] = granted
             self._out.append(
@@ -555,6 +561,8 @@ class ServerSession(BaseSession):
         uri = uri_of(params) if method == "notifications/resources/updated" else None
         sent = 0
         if self.revision is not None and self.revision in LEGACY_REVISIONS:
+            if method == TASK_NOTIFICATION:
+                return 0  # a 2026-07-28 extension's: no legacy session takes it
             if uri is not None and (self._uris is None or uri not in self._uris):
                 return 0
             needs = NOTIFICATION_NEEDS.get(method)
@@ -566,6 +574,11 @@ class ServerSession(BaseSession):
             if uri is not None:
                 uris = granted.resource_subscriptions
                 if uris is UNSET or uri not in uris:
+                    continue
+            elif method == TASK_NOTIFICATION:
+                # The tasks extension: only for the tasks the stream asked for.
+                task_ids = granted.task_ids
+                if task_ids is UNSET or params.get("taskId") not in task_ids:
                     continue
             else:
                 field = FILTER_FIELD.get(method)

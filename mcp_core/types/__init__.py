@@ -199,6 +199,7 @@ from .tasks import (
     CancelTaskRequest,
     CancelTaskResult,
     CreateTaskResult,
+    DetailedTask,
     GetTaskPayloadRequest,
     GetTaskPayloadResult,
     GetTaskRequest,
@@ -214,6 +215,7 @@ from .tasks import (
     TaskStatusNotification,
     TaskStatusNotificationParams,
     ToolExecution,
+    UpdateTaskRequestParams,
 )
 
 __all__ = [
@@ -255,6 +257,7 @@ __all__ = [
     "CreateMessageRequestParams",
     "CreateMessageResult",
     "CreateTaskResult",
+    "DetailedTask",
     "Cursor",
     "DiscoverRequest",
     "DiscoverResult",
@@ -418,6 +421,7 @@ __all__ = [
     "URLElicitationRequiredErrorData",
     "UnsubscribeRequest",
     "UnsubscribeRequestParams",
+    "UpdateTaskRequestParams",
     "UnsupportedProtocolVersionError",
     "UnsupportedProtocolVersionErrorBody",
     "UnsupportedProtocolVersionErrorData",

@@ -36,6 +36,7 @@ from . import tasks as t
 __all__ = [
     "LATEST_REVISION",
     "LEGACY_REVISIONS",
+    "EXTENSION_METHODS",
     "METHODS",
     "REVISIONS",
     "MethodSpec",
@@ -214,13 +215,35 @@ _add("notifications/tasks/status", _TASKS, "both", "notification",
 # fmt: on
 
 
+EXTENSION_METHODS: dict[tuple[str, str], MethodSpec] = {}
+"""Methods of extensions served beside the core ones: the 2026-07-28 tasks extension
+``io.modelcontextprotocol/tasks`` (experimental-ext-tasks, tasks.mdx: ``tasks/get``,
+``tasks/update``, ``tasks/cancel``; no ``tasks/result`` nor ``tasks/list``, so those stay
+-32601). Kept apart from METHODS, which mirrors the core schemas."""
+
+for _method, _params, _result in (
+    ("tasks/get", t.TaskRequestParams, t.DetailedTask),
+    ("tasks/update", t.UpdateTaskRequestParams, b.Result),
+    ("tasks/cancel", t.TaskRequestParams, b.Result),
+):
+    EXTENSION_METHODS[_method, LATEST_REVISION] = MethodSpec(
+        method=_method,
+        revision=LATEST_REVISION,
+        sender="client",
+        kind="request",
+        params_type=_params,
+        params_required=True,
+        result_type=_result,
+    )
+
+
 def method_spec(method: str, revision: str) -> MethodSpec | None:
-    """Look up a method in a revision.
+    """Look up a method in a revision (core, then EXTENSION_METHODS).
 
     Returns:
         The MethodSpec, or None when the method does not exist in that revision.
     """
-    return METHODS.get((method, revision))
+    return METHODS.get((method, revision)) or EXTENSION_METHODS.get((method, revision))
 
 
 @functools.cache
@@ -258,7 +281,8 @@ def decode_method_result(spec: MethodSpec, data: bytes | msgspec.Raw) -> Any:
     """Decode a request's result, choosing between its possible result types.
 
     ``resultType: "input_required"`` gives an InputRequiredResult where the method allows it
-    (2026-07-28); a ``task`` member gives a CreateTaskResult for task-augmentable methods
+    (2026-07-28); ``resultType: "task"`` a DetailedTask for ``tools/call`` (the 2026-07-28
+    tasks extension); a ``task`` member gives a CreateTaskResult for task-augmentable methods
     (2025-11-25); anything else, including an absent ``resultType`` from older servers, is the
     ordinary result.
 
@@ -270,6 +294,10 @@ def decode_method_result(spec: MethodSpec, data: bytes | msgspec.Raw) -> Any:
     probe = _probe_decoder.decode(data)
     if spec.input_required and probe.result_type == "input_required":
         return _decoder(c.InputRequiredResult).decode(data)
+    if probe.result_type == "task" and spec.method == "tools/call":
+        # The 2026-07-28 tasks extension's flat CreateTaskResult (tasks.mdx
+        # "Polymorphic Results"), for a client that declared the extension.
+        return _decoder(t.DetailedTask).decode(data)
     if spec.task_augmentable and not isinstance(probe.task, UnsetType):
         return _decoder(t.CreateTaskResult).decode(data)
     return result_decoder(spec).decode(data)

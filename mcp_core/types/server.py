@@ -447,6 +447,9 @@ class SubscriptionFilter(MCPModel, frozen=True, kw_only=True):
     prompts_list_changed: bool | UnsetType = UNSET
     resources_list_changed: bool | UnsetType = UNSET
     resource_subscriptions: list[str] | UnsetType = UNSET
+    #: The tasks extension's ``notifications/tasks`` for these tasks
+    #: (experimental-ext-tasks tasks.mdx "Task Status Notifications").
+    task_ids: list[str] | UnsetType = UNSET
 
 
 class SubscriptionsListenRequestParams(RequestParams, frozen=True, kw_only=True):

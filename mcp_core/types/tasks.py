@@ -1,13 +1,15 @@
-"""Task types (2025-11-25 only).
+"""Task types: 2025-11-25, and the params of the 2026-07-28 tasks extension.
 
 2025-11-25 added experimental tasks to the core protocol; 2026-07-28 moved them to the
 ``io.modelcontextprotocol/tasks`` extension (2026-07-28 changelog, major change 6), so none of
-these definitions exist in the 2026-07-28 schema.
+these definitions exist in the 2026-07-28 schema. The extension (repository
+modelcontextprotocol/experimental-ext-tasks, docs/specification/draft/tasks.mdx) adds
+``tasks/update`` (`UpdateTaskRequestParams`); its results are plain dicts (the DetailedTask).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias
+from typing import Any, Final, Literal, TypeAlias
 
 from msgspec import UNSET, UnsetType, field
 
@@ -20,6 +22,9 @@ from .base import (
     Result,
     ResultType,
 )
+
+TASKS_EXTENSION: Final = "io.modelcontextprotocol/tasks"
+"""The 2026-07-28 tasks extension's identifier (experimental-ext-tasks tasks.mdx)."""
 
 TaskStatus: TypeAlias = Literal["working", "input_required", "completed", "failed", "cancelled"]
 
@@ -143,3 +148,29 @@ class TaskStatusNotification(
 
     jsonrpc: Literal["2.0"]
     params: TaskStatusNotificationParams
+
+
+class UpdateTaskRequestParams(RequestParams, frozen=True, kw_only=True):
+    """Params of ``tasks/update`` (2026-07-28 tasks extension "Task Update Requests")."""
+
+    task_id: str
+    #: Key -> the answer to the input request surfaced under that key.
+    input_responses: dict[str, Any]
+
+
+class DetailedTask(Result, frozen=True, kw_only=True):
+    """A task of the 2026-07-28 extension, as a client reads it: the flat
+    CreateTaskResult (``resultType: "task"``) and the ``tasks/get`` result, with
+    ``inputRequests``, ``result`` or ``error`` inlined by status (tasks.mdx
+    "Tasks")."""
+
+    task_id: str
+    status: TaskStatus
+    created_at: str
+    last_updated_at: str
+    ttl_ms: int | None = None
+    poll_interval_ms: int | UnsetType = UNSET
+    status_message: str | UnsetType = UNSET
+    input_requests: dict[str, Any] | UnsetType = UNSET
+    result: dict[str, Any] | UnsetType = UNSET
+    error: dict[str, Any] | UnsetType = UNSET

@@ -18,8 +18,9 @@ import binascii
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO
 
+import anyio
 import msgspec
 from msgspec import UnsetType
 
@@ -37,6 +38,7 @@ from mcp_core.types import (
 )
 
 from ..client import Client
+from ..client_tasks import TaskHandle
 from .connect import UsageError, error, run_session
 from .feedback import Feedback
 
@@ -219,6 +221,43 @@ def list_lines(kind: str, listing: dict[str, list[Any]]) -> list[str]:
 # --- the commands -------------------------------------------------------------------------
 
 
+def task_line(handle: TaskHandle) -> str:
+    """``task ID: STATUS (message)``, what ``call --task`` shows of a task."""
+    message = handle.status_message
+    line = f"task {handle.task_id}: {handle.status}"
+    return f"{line} ({message})" if message else line
+
+
+async def follow_task(handle: TaskHandle, out: TextIO | None = None) -> CallToolResult:
+    """Wait for the task's result, writing each new status line to ``out``
+    (stderr) as the handle sees it."""
+    out = sys.stderr if out is None else out
+    if handle.task_id is None:
+        return await handle.result()
+    shown = ""
+
+    def show() -> None:
+        nonlocal shown
+        line = task_line(handle)
+        if line != shown:
+            print(line, file=out, flush=True)
+            shown = line
+
+    async def watch() -> None:
+        while True:
+            show()
+            await anyio.sleep(0.05)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch)
+        try:
+            result = await handle.result()
+        finally:
+            tg.cancel_scope.cancel()
+    show()
+    return result
+
+
 def run_call(args: argparse.Namespace) -> int:
     """``mcp-core call SERVER TOOL``: call one tool and print what it returns."""
     try:
@@ -234,6 +273,11 @@ def run_call(args: argparse.Namespace) -> int:
         ):
             await client.set_logging_level(args.log_level)
         try:
+            if getattr(args, "task", False):
+                handle = await client.call_tool(
+                    args.tool, arguments, on_progress=feedback.progress, task=True
+                )
+                return await follow_task(handle)
             return await client.call_tool(args.tool, arguments, on_progress=feedback.progress)
         finally:
             feedback.close()

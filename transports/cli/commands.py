@@ -354,6 +354,12 @@ def _configure_call(parser: argparse.ArgumentParser) -> None:
         help="show the server's log messages of this level and above on stderr while the "
         "tool runs (default info; off: ask for none)",
     )
+    parser.add_argument(
+        "--task",
+        action="store_true",
+        help="run the call as a task (when the tool supports it) and show its status on "
+        "stderr until the result",
+    )
     _add_connection(parser, "print the whole result as JSON")
 
 
