@@ -1,7 +1,7 @@
-"""OAuth for the transports: the resource server's hook (`BearerAuth`) and token
-verifiers (`JwtVerifier` for JWTs signed with keys from a JWKS URL,
-`IntrospectionVerifier` for RFC 7662). The verifiers need the ``auth`` extra
-(PyJWT with cryptography)."""
+"""OAuth for the transports: the resource server's hook (`BearerAuth`), and token
+verifiers in modules of their own: `transports.auth.jwt.JwtVerifier` (JWTs signed
+with keys from a JWKS URL; needs the ``auth`` extra, PyJWT with cryptography) and
+`transports.auth.introspection.IntrospectionVerifier` (RFC 7662)."""
 
 from .bearer import BearerAuth
 

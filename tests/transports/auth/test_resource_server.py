@@ -20,6 +20,7 @@ from auth_helpers import (
     RESOURCE,
     Endpoint,
     bearer,
+    introspection_endpoint,
     jwks_endpoint,
     protecting,
     public_jwk,
@@ -27,6 +28,7 @@ from auth_helpers import (
 )
 from http_helpers import LIMIT, META, RawClient, call, initialize, modern_headers
 
+from transports.auth.introspection import IntrospectionVerifier
 from transports.auth.jwt import JwtVerifier
 
 pytestmark = pytest.mark.anyio
@@ -207,3 +209,21 @@ async def test_a_jwks_that_cannot_be_fetched_is_a_500_not_a_401(
         async with protecting(flavour[1], verifier) as client, client("/mcp") as raw:
             await raw.send("POST", initialize(), **bearer(token()))
             assert (await raw.answer()).status == 500
+
+
+async def test_opaque_tokens_are_introspected_once(flavour: tuple[str, str]) -> None:
+    answers = {
+        "opaque-alice": {"active": True, "sub": "alice", "scope": "mcp", "aud": RESOURCE},
+        "opaque-revoked": {"active": False},
+    }
+    with anyio.fail_after(LIMIT * 2):
+        async with introspection_endpoint(answers) as endpoint:
+            verifier = IntrospectionVerifier(endpoint.url, audience=RESOURCE)
+            async with protecting(flavour[1], verifier) as client, client("/mcp") as raw:
+                for _ in range(2):
+                    await raw.send("POST", initialize(), **bearer("opaque-alice"))
+                    assert (await raw.answer()).status == 200
+                await raw.send("POST", initialize(), **bearer("opaque-revoked"))
+                answer = await raw.answer()
+                assert answer.status == 401 and "not active" in challenge(answer)
+            assert len(endpoint.requests) == 2
