@@ -123,6 +123,7 @@ class ProtectedResource:
         #: Where the metadata is served: the path-inserted URI, then the root one
         #: (2026-07-28 authorization-server-discovery.mdx "Well-Known URI").
         self.metadata_targets = tuple(dict.fromkeys((inserted, WELL_KNOWN)))
+        self._with_query = bool(parts.query)
         #: The URL the challenges name in ``resource_metadata``.
         self.metadata_url = f"{parts.scheme}://{parts.netloc}{inserted}"
         document: dict[str, Any] = {
@@ -152,7 +153,8 @@ class ProtectedResource:
         Matched on the whole path (``prefix`` included): an app mounted below the
         root sees these requests only if the outer app routes them to it.
         """
-        target = request.prefix + request.target
+        # A query matters only when the resource URI has one.
+        target = request.prefix + (request.target if self._with_query else request.path)
         if target not in self.metadata_targets:
             return None
         if request.method == "GET":
@@ -189,7 +191,9 @@ class ProtectedResource:
                 400, request, INVALID_REQUEST, "access tokens are not accepted in the query"
             )
         value = request.headers.get("authorization")
+        # RFC 9110 section 11.4: the scheme, one or more spaces, the token68.
         scheme, _, token = (value or "").strip().partition(" ")
+        token = token.lstrip(" ")
         if scheme.lower() != "bearer":
             # Absent, or another scheme: no bearer token was offered.
             return self._refusal(401, request, None, "a bearer token is required")

@@ -106,6 +106,7 @@ def test_the_metadata_is_served_path_inserted_and_at_the_root() -> None:
         assert header(reply, "content-type") == "application/json"
         assert header(reply, "access-control-allow-origin") == "*"
     assert rules.metadata(request("GET", "/mcp")) is None
+    assert rules.metadata(request("GET", "/.well-known/oauth-protected-resource?x=1")) is not None
     assert rules.metadata(request("GET", "/.well-known/oauth-protected-resource/other")) is None
 
 
@@ -116,6 +117,8 @@ def test_the_metadata_path_follows_the_resource_uri() -> None:
     assert root.metadata_url == "https://mcp.example.com/.well-known/oauth-protected-resource"
     tenant = protected(resource="https://mcp.example.com/t/mcp?tenant=a")
     assert tenant.metadata_targets[0] == "/.well-known/oauth-protected-resource/t/mcp?tenant=a"
+    assert tenant.metadata(request("GET", tenant.metadata_targets[0])) is not None
+    assert tenant.metadata(request("GET", "/.well-known/oauth-protected-resource/t/mcp")) is None
     # Mounted below the root: the whole path counts.
     mounted = HttpRequest.from_pairs(
         "GET", "/oauth-protected-resource/mcp", [], prefix="/.well-known"
@@ -183,6 +186,7 @@ def test_the_bearer_token_is_read_from_the_authorization_header() -> None:
     rules = protected()
     assert rules.token(request(authorization="Bearer abc.DEF-_~+/==")) == "abc.DEF-_~+/=="
     assert rules.token(request(authorization="bearer abc")) == "abc"
+    assert rules.token(request(authorization="Bearer   abc ")) == "abc"
 
 
 @pytest.mark.parametrize(

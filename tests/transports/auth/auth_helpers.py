@@ -131,6 +131,12 @@ def protected_server() -> Server:
         """Needs files:write and files:admin."""
         return f"deleted {path}"
 
+    @server.tool
+    async def confirm(ctx: Context) -> str:
+        """Ask the user first (2026-07-28: a requestState round trip)."""
+        answer = await ctx.elicit("Sure?", {"type": "object", "properties": {}})
+        return f"{ctx.principal} said {answer.action}"
+
     return server
 
 

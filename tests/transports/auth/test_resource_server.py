@@ -227,3 +227,26 @@ async def test_opaque_tokens_are_introspected_once(flavour: tuple[str, str]) -> 
                 answer = await raw.answer()
                 assert answer.status == 401 and "not active" in challenge(answer)
             assert len(endpoint.requests) == 2
+
+
+async def test_a_request_state_is_bound_to_the_token_subject(flavour: tuple[str, str]) -> None:
+    meta = {**META, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+    headers = modern_headers("tools/call", "confirm")
+    async with served(flavour) as (client, _, _), client("/mcp") as raw:
+        await raw.send("POST", call("confirm", {}, id=1, _meta=meta), **headers, **bearer(token()))
+        asked = (await raw.answer()).json()["result"]
+        assert asked["resultType"] == "input_required"
+        (key,) = asked["inputRequests"]
+        retry: dict[str, Any] = {
+            "_meta": meta,
+            "requestState": asked["requestState"],
+            "inputResponses": {key: {"action": "accept", "content": {}}},
+        }
+        # Bob replays Alice's requestState with his own valid token.
+        bob = bearer(token(sub="bob"))
+        await raw.send("POST", call("confirm", {}, id=2, **retry), **headers, **bob)
+        error = (await raw.answer()).json()["error"]
+        assert error["data"] == {"reason": "wrong principal"}
+        await raw.send("POST", call("confirm", {}, id=3, **retry), **headers, **bearer(token()))
+        result = (await raw.answer()).json()["result"]
+        assert result["content"][0]["text"] == "alice said accept"
