@@ -266,7 +266,8 @@ class AuthRefusal:
     """What an authentication hook returns to refuse a request.
 
     Attributes:
-        status: 401 (no or bad credentials) or 403 (not allowed), as 2025-11-25
+        status: 401 (no or bad credentials), 403 (not allowed) or 400 (a
+            malformed authorization request), as 2025-11-25
             basic/authorization.mdx "Error Handling" assigns them.
         message: a short reason, put in the JSON-RPC error body.
         headers: extra response headers, such as ``WWW-Authenticate``.
@@ -277,8 +278,8 @@ class AuthRefusal:
     headers: Headers = ()
 
     def __post_init__(self) -> None:
-        if self.status not in (401, 403):
-            raise ValueError(f"an authentication refusal is 401 or 403, not {self.status}")
+        if self.status not in (400, 401, 403):
+            raise ValueError(f"an authentication refusal is 400, 401 or 403, not {self.status}")
 
     def reply(self) -> Reply:
         """The refusal as an HTTP reply."""

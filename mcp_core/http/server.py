@@ -19,7 +19,10 @@
 #
 # Authentication is the adapter's (it may need I/O); it passes the principal it
 # found to `receive`, and the endpoint binds it to the session a request opens
-# and checks it on every later request of that session.
+# and checks it on every later request of that session. A protected endpoint
+# (`resource`, mcp_core.auth) also serves the Protected Resource Metadata from
+# `check_head`, and checks the scopes of the admitted token against the operation
+# each decoded request names (`receive`'s ``scopes``).
 #
 # Two eras share one endpoint, told apart per request (2026-07-28
 # basic/versioning.mdx "A dual-era server selects its behavior from how the client
@@ -41,7 +44,7 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Callable
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ..session.lifecycle import SessionState
 from ..types.methods import LEGACY_REVISIONS, REVISIONS
@@ -86,6 +89,9 @@ from .legacy_sse import HttpSseRules
 from .mcp_headers import ToolHeaders, modern_refusal
 from .routing import STANDALONE_STREAM, StreamRouter
 from .sessions import EventStore, HttpSession, MemoryEventStore
+
+if TYPE_CHECKING:
+    from ..auth.resource import ProtectedResource
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "HttpServerConfig", "HttpEndpoint"]
 
@@ -132,6 +138,8 @@ class HttpEndpoint:
             checks no parameter headers.
         event_store: makes the event store of each new session; by default a
             `MemoryEventStore` sized by the config.
+        resource: the OAuth resource server rules of a protected endpoint
+            (`mcp_core.auth.ProtectedResource`), or None.
     """
 
     def __init__(
@@ -141,8 +149,10 @@ class HttpEndpoint:
         revisions: tuple[str, ...] = REVISIONS,
         tool_headers: ToolHeaders | None = None,
         event_store: Callable[[], EventStore] | None = None,
+        resource: ProtectedResource | None = None,
     ) -> None:
         self.config = config = config or HttpServerConfig()
+        self.resource = resource
         self.revisions = revisions
         self._legacy = frozenset(r for r in revisions if r in LEGACY_REVISIONS)
         self._modern = frozenset(r for r in revisions if r not in LEGACY_REVISIONS)
@@ -163,8 +173,14 @@ class HttpEndpoint:
         """The refusal a request earns by its head alone, before its body is read.
 
         `receive` applies the same checks; call this first to avoid reading
-        bodies that will be refused (a 413 then closes the connection).
+        bodies that will be refused (a 413 then closes the connection). A
+        protected endpoint answers a request for its Protected Resource Metadata
+        here too (a 200, before any token is asked for).
         """
+        if self.resource is not None:
+            metadata = self.resource.metadata(request)
+            if metadata is not None:
+                return metadata
         config = self.config
         headers = request.headers
         path = request.path
@@ -229,6 +245,7 @@ class HttpEndpoint:
         principal: str | None = None,
         *,
         checked: bool = False,
+        scopes: frozenset[str] | None = None,
     ) -> Decision:
         """Decide what to do with one complete request.
 
@@ -241,6 +258,9 @@ class HttpEndpoint:
                 anyone else get 404 (see `_session_of`).
             checked: `check_head` passed this head already (the adapter asked
                 before reading the body), so its checks are not run again.
+            scopes: the scopes of the principal's access token, on a protected
+                endpoint: a request whose operation needs more gets 403
+                (`ProtectedResource.check`). None checks no scopes.
 
         Returns:
             The decision; the endpoint has already done its part (a session
@@ -252,7 +272,13 @@ class HttpEndpoint:
                 return refusal
         if len(body) > self.config.max_body_bytes:
             return self.too_large()
+        guard = self._guard(scopes)
         if self._legacy and self.sse.serves(request.path):
+            if guard is not None and body:
+                message = self._decode(body)
+                refusal = guard(message) if not isinstance(message, Reply) else None
+                if refusal is not None:
+                    return refusal
             room = len(self.sessions) + len(self.sse.sessions) < self.config.max_sessions
             return self.sse.receive(request, body, principal, room)
         era = self._era(request, body)
@@ -268,9 +294,9 @@ class HttpEndpoint:
                     f"{method} is not part of {request.headers['mcp-protocol-version']}",
                     headers=(("allow", "POST"),),
                 )
-            return self._modern_post(request, body)
+            return self._modern_post(request, body, guard)
         if method == "POST":
-            return self._legacy_post(request, body, now, principal)
+            return self._legacy_post(request, body, now, principal, guard)
         session = self._session_of(request, now, principal)
         if isinstance(session, Reply):
             return session
@@ -281,6 +307,13 @@ class HttpEndpoint:
         # "Session Management" item 5.
         del self.sessions[session.id]
         return EndSession(session.id, Reply(200))
+
+    def _guard(self, scopes: frozenset[str] | None) -> Callable[[Message], Reply | None] | None:
+        # The scope check of a decoded request on a protected endpoint, or None.
+        resource = self.resource
+        if resource is None or scopes is None:
+            return None
+        return lambda message: resource.check(message, scopes)
 
     def _allow(self) -> tuple[str, str]:
         methods = ["GET", "POST"] if self.config.standalone_stream else ["POST"]
@@ -340,13 +373,21 @@ class HttpEndpoint:
         return session
 
     def _legacy_post(
-        self, request: HttpRequest, body: bytes, now: float, principal: str | None
+        self,
+        request: HttpRequest,
+        body: bytes,
+        now: float,
+        principal: str | None,
+        guard: Callable[[Message], Reply | None] | None = None,
     ) -> Decision:
         if is_batch(body):
             return self._legacy_batch(request, body, now, principal)
         message = self._decode(body)
         if isinstance(message, Reply):
             return message
+        refusal = guard(message) if guard is not None else None
+        if refusal is not None:
+            return refusal
         created = False
         if (
             type(message) is Request
@@ -545,10 +586,18 @@ class HttpEndpoint:
 
     # --- the modern era (2026-07-28 basic/transports/streamable-http.mdx) ---------------
 
-    def _modern_post(self, request: HttpRequest, body: bytes) -> Decision:
+    def _modern_post(
+        self,
+        request: HttpRequest,
+        body: bytes,
+        guard: Callable[[Message], Reply | None] | None = None,
+    ) -> Decision:
         message = self._decode(body)
         if isinstance(message, Reply):
             return message
+        refusal = guard(message) if guard is not None else None
+        if refusal is not None:
+            return refusal
         if type(message) is Notification:
             # "Sending Messages" item 5; no header rules for notifications.
             return Dispatch(message, body, None, accepted=Reply(202))

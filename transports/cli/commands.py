@@ -2,7 +2,8 @@
 
     mcp-core serve TARGET                  serve a Server (file.py[:obj] or module:obj) on stdio
                                            (or --transport http [--host] [--port] [--path]
-                                           [--allowed-host NAME ... | --any-host]); --reload
+                                           [--allowed-host NAME ... | --any-host]
+                                           [--auth-jwks URL --auth-issuer URL]); --reload
                                            restarts it when a .py file changes
     mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server (URL, TARGET or command)
     mcp-core list SERVER [KIND]            list its tools, resources or prompts
@@ -42,6 +43,8 @@ from typing import TYPE_CHECKING, Any
 from mcp_core import __version__
 from mcp_core.server import LifespanError
 from mcp_core.session import LOG_LEVELS
+
+from .serve_auth import add_auth_arguments, bearer_auth
 
 if TYPE_CHECKING:
     from .targets import Target
@@ -200,6 +203,7 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         help="HTTP: restart the server whenever a .py file under the target's directory "
         "changes (for development)",
     )
+    add_auth_arguments(parser)
 
 
 def _run_serve(args: argparse.Namespace) -> int:
@@ -209,7 +213,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         return _serve_http(args)
     http_only = [
         f"--{name.replace('_', '-')}"
-        for name in ("host", "port", "path", "allowed_host", "shutdown_grace")
+        for name in ("host", "port", "path", "allowed_host", "shutdown_grace", "auth_jwks")
         if getattr(args, name) is not None
     ]
     if args.any_host:
@@ -266,6 +270,14 @@ def _serve_http(args: argparse.Namespace) -> int:
             _error(f"--shutdown-grace must be 0 or more seconds, got {args.shutdown_grace}")
             return 2
         options["shutdown_grace"] = args.shutdown_grace
+    try:
+        options["authenticate"] = bearer_auth(args, args.host or "127.0.0.1", port, path)
+    except ValueError as exc:
+        _error(str(exc))
+        return 2
+    except ImportError:
+        _error("--auth-jwks needs the 'auth' extra: pip install 'mcp-core[auth]'")
+        return 2
 
     def listening(url: str) -> None:
         print(f"mcp-core: serving {name} on {url}", file=sys.stderr, flush=True)

@@ -202,7 +202,9 @@ class AsgiApp:
         elif isinstance(admitted, Reply):
             await out.reply(admitted)
         else:
-            await service.handle(out, head, body, admitted.principal, checked=True)
+            await service.handle(
+                out, head, body, admitted.principal, checked=True, scopes=admitted.scopes
+            )
 
 
 def _target(scope: Scope) -> str:

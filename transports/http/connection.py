@@ -265,7 +265,9 @@ class HttpConnection:
             if isinstance(admitted, Reply):
                 await self.reply(admitted)
             else:
-                await service.handle(self, head, body, admitted.principal, checked=True)
+                await service.handle(
+                    self, head, body, admitted.principal, checked=True, scopes=admitted.scopes
+                )
             if self.h11.our_state is not h11.DONE or self.h11.their_state is not h11.DONE:
                 return
             self.h11.start_next_cycle()

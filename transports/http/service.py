@@ -36,7 +36,10 @@
 # request head before its body is read; the principal it returns goes to the
 # endpoint (which binds it to the sessions a request opens and checks it on later
 # requests) and to the ServerConnection (its Context.principal; 2026-07-28
-# requestState is sealed for it).
+# requestState is sealed for it). A hook may return an `mcp_core.auth.Principal`
+# (a token's subject and scopes): its subject is the principal, and on a protected
+# endpoint (a `BearerAuth` hook) its scopes are checked against each request's
+# operation.
 
 from __future__ import annotations
 
@@ -51,6 +54,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from mcp_core import REVISIONS, Limits, Server
+from mcp_core.auth import Principal
 from mcp_core.http import EventStore
 from mcp_core.http.decisions import (
     SSE_HEADERS,
@@ -68,6 +72,7 @@ from mcp_core.http.server import HttpEndpoint, HttpServerConfig
 from mcp_core.types import LEGACY_REVISIONS
 from mcp_core.wire import DEFAULT_LIMITS, Message
 
+from ..auth.bearer import BearerAuth
 from ..driver import DEFAULT_MAX_CONCURRENCY, Driver
 from ..first_wait import watching
 from ..server_connection import ServerConnection
@@ -117,19 +122,22 @@ DEFAULT_TIMEOUTS: Final = HttpTimeouts()
 """The timeouts used when none are given."""
 
 
-AuthResult: TypeAlias = str | AuthRefusal | None
+AuthResult: TypeAlias = str | Principal | AuthRefusal | None
 Authenticate: TypeAlias = Callable[[HttpRequest], AuthResult | Awaitable[AuthResult]]
 """An authentication hook: given a request head (method, target, headers), the
-principal it comes from (a str; None for anonymous), or an `AuthRefusal` (401 or
-403). It may be a plain or an ``async`` function; it runs before the body is read,
-on every request of every transport, so it should be quick."""
+principal it comes from (a str, or a `Principal` with a token's scopes; None for
+anonymous), or an `AuthRefusal` (400, 401 or 403). It may be a plain or an
+``async`` function; it runs before the body is read, on every request of every
+transport, so it should be quick. `transports.auth.BearerAuth` is one for OAuth."""
 
 
 @dataclass(frozen=True, slots=True)
 class Admitted:
-    """A request head that passed `HttpService.admit`, and who sent it."""
+    """A request head that passed `HttpService.admit`, who sent it, and the scopes
+    of its access token (None: not a token's)."""
 
     principal: str | None = None
+    scopes: frozenset[str] | None = None
 
 
 class PeerGone(Exception):
@@ -280,6 +288,7 @@ class HttpService:
             revisions=revisions,
             tool_headers=server.tool_header_paths,
             event_store=event_store,
+            resource=authenticate.resource if isinstance(authenticate, BearerAuth) else None,
         )
         self.sessions: dict[str, LegacySession] = {}
         #: Live HTTP+SSE (2024-11-05) sessions by id.
@@ -396,6 +405,8 @@ class HttpService:
             return Reply(500, plain, b"Internal Server Error", close=True)
         if isinstance(found, AuthRefusal):
             return found.reply()
+        if isinstance(found, Principal):
+            return Admitted(found.subject, found.scopes)
         return Admitted(found)
 
     async def handle(
@@ -406,15 +417,16 @@ class HttpService:
         principal: str | None = None,
         *,
         checked: bool = False,
+        scopes: frozenset[str] | None = None,
     ) -> None:
         """Answer one complete request that `admit` let in (``checked``: the
-        endpoint's head checks need not run again).
+        endpoint's head checks need not run again; ``scopes``: `Admitted.scopes`).
 
         Raises:
             PeerGone: the client went away before the answer was written.
         """
         now = anyio.current_time()
-        decision = self.endpoint.receive(head, body, now, principal, checked=checked)
+        decision = self.endpoint.receive(head, body, now, principal, checked=checked, scopes=scopes)
         for session_id in self.endpoint.take_evicted():
             self._end(session_id)
         if isinstance(decision, Reply):
