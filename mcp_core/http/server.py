@@ -381,7 +381,7 @@ class HttpEndpoint:
         guard: Callable[[Message], Reply | None] | None = None,
     ) -> Decision:
         if is_batch(body):
-            return self._legacy_batch(request, body, now, principal)
+            return self._legacy_batch(request, body, now, principal, guard)
         message = self._decode(body)
         if isinstance(message, Reply):
             return message
@@ -434,7 +434,12 @@ class HttpEndpoint:
         )
 
     def _legacy_batch(
-        self, request: HttpRequest, body: bytes, now: float, principal: str | None
+        self,
+        request: HttpRequest,
+        body: bytes,
+        now: float,
+        principal: str | None,
+        guard: Callable[[Message], Reply | None] | None = None,
     ) -> Decision:
         # A JSON-RPC batch: only in a 2025-03-26 session (see `batches`); in any
         # other, or with no session yet, refused as it always was (-32600).
@@ -447,6 +452,13 @@ class HttpEndpoint:
         members = read_batch(body)
         if isinstance(members, Reply):
             return members
+        # A protected resource checks every member's scopes: the batch is served
+        # whole or refused whole, so one member the token may not run refuses it.
+        if guard is not None:
+            for member in members:
+                denied = guard(member)
+                if denied is not None:
+                    return denied
         headers = (("mcp-session-id", session.id),)
         ids = tuple(member.id for member in members if type(member) is Request)
         if not ids:

@@ -180,6 +180,30 @@ async def test_a_legacy_call_is_checked_when_its_body_is_read(flavour: tuple[str
         assert b"deleted x" in (await raw.answer()).body
 
 
+async def test_every_member_of_a_2025_03_26_batch_is_checked(flavour: tuple[str, str]) -> None:
+    # A batch is served whole or refused whole, so one member the token may not
+    # run refuses it before any member runs.
+    async with served(flavour) as (client, _, _), client("/mcp") as raw:
+        alice = bearer(token())
+        await raw.send("POST", initialize("2025-03-26"), **alice)
+        sid = (await raw.answer()).headers["mcp-session-id"]
+        version = {"mcp_session_id": sid, "mcp_protocol_version": "2025-03-26"}
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        await raw.send("POST", initialized, **version, **alice)
+        assert (await raw.answer()).status == 202
+        ping = {"jsonrpc": "2.0", "id": 11, "method": "ping"}
+        batch = [ping, call("delete", {"path": "x"}, id=12)]
+        await raw.send("POST", batch, **version, **alice)
+        answer = await raw.answer()
+        assert answer.status == 403
+        assert 'scope="mcp files:write files:admin"' in challenge(answer)
+        stepped_up = bearer(token(scope="mcp files:write files:admin"))
+        await raw.send("POST", batch, **version, **stepped_up)
+        served_batch = await raw.answer()
+        assert served_batch.status == 200
+        assert sorted(item["id"] for item in served_batch.json()) == [11, 12]
+
+
 async def test_an_unknown_kid_flood_fetches_the_jwks_once_per_interval(
     flavour: tuple[str, str],
 ) -> None:
