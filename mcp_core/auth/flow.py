@@ -1,0 +1,725 @@
+# The OAuth 2.1 client flow of an MCP client, as a state machine with no I/O.
+#
+# Theory of operation. The adapter sends MCP requests with the token the flow last
+# gave it. When the server answers 401 or 403 with a Bearer challenge, the adapter
+# tells the flow (`challenged`); the flow answers with actions (actions.py): HTTP
+# requests to send, whose answers the adapter reports (`received`,
+# `request_failed`); credentials to load and store, keyed by issuer (`loaded`); the
+# user to send to the authorization server (`redirected` brings the redirect back);
+# and in the end `Authorized` with a token, or `Failed` with a reason. Time is an
+# argument, `now`, in Unix seconds (expiries are stored across processes).
+#
+#   challenged -> resource metadata -> server metadata -> load credentials, then
+#   (401/403)     (RFC 9728; none:      (per revision,      - a fresh token: Authorized
+#                 2025-03-26 rules)     issuer checked)     - a refresh token: token endpoint
+#                                                           - else a client id (pre-registered,
+#                                                             metadata URL, registration),
+#                                                             authorize, redirected, token
+#
+# A pending authorization serialises (`pending`, `resume`), so another process can
+# finish it. The bound on authorizations (3 by default, step-ups included) keeps a
+# server that never accepts a token from looping (2025-11-25 basic/authorization.mdx
+# "Step-Up Authorization Flow": "Clients SHOULD implement retry limits").
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
+
+from .actions import (
+    Authorized,
+    AuthorizeUser,
+    Credentials,
+    Failed,
+    FlowAction,
+    LoadCredentials,
+    PendingAuthorization,
+    SendRequest,
+    StoreCredentials,
+)
+from .assertions import Signer, client_assertion
+from .discovery import (
+    MetadataError,
+    ResourceMetadata,
+    ServerMetadata,
+    as_metadata_urls,
+    canonical_resource,
+    decode_metadata,
+    legacy_metadata,
+    legacy_metadata_url,
+    origin_of,
+    prm_urls,
+    resource_matches,
+)
+from .pkce import new_state, new_verifier, s256_challenge
+from .registration import ClientInfo, choose_auth_method, read_registration, registration_body
+from .tokens import TokenError, Tokens, client_auth, form_body, read_token_error, read_tokens
+from .www_authenticate import bearer_challenge
+
+__all__ = ["OAuthConfig", "OAuthFlow"]
+
+_JSON = ("accept", "application/json")
+_FORM = ("content-type", "application/x-www-form-urlencoded")
+_MAX_REDIRECTS = 3
+_PKCE_REFUSED_FROM = "2025-11-25"
+"""From this revision on, a server whose metadata does not list S256 is refused
+(2025-11-25 basic/authorization.mdx "Authorization Code Protection": "MCP clients
+MUST refuse to proceed")."""
+
+
+@dataclass(frozen=True, slots=True)
+class OAuthConfig:
+    """How the client presents itself and what it asks for.
+
+    Attributes:
+        client_name: the name registered (Dynamic Client Registration).
+        redirect_uri: where the authorization server sends the user back.
+        client_id, client_secret: pre-registered client information; used first.
+        client_issuer: the issuer the pre-registered id belongs to; another
+            server is refused (None: whichever the server names).
+        client_auth_method: how the pre-registered client authenticates at the
+            token endpoint ("" chooses from the server's metadata).
+        client_metadata_url: an https URL of this client's Client ID Metadata
+            Document, used as client id where the server supports it.
+        scopes: scopes to ask for when the challenge names none (None: all of the
+            resource metadata's `scopes_supported`, else none).
+        offline_access: ask for `offline_access` when the authorization server
+            lists it (2026-07-28 basic/authorization/index.mdx "Refresh Tokens":
+            MAY).
+        grant: "authorization_code" (a user, a browser) or "client_credentials"
+            (the client on its own behalf).
+        signer, signing_alg: sign client assertions (`private_key_jwt`).
+        revision: the protocol revision whose discovery order applies.
+        application_type: "native" (loopback redirect) or "web".
+        max_authorizations: authorization requests allowed, step-ups included.
+    """
+
+    client_name: str = "mcp-core"
+    redirect_uri: str = "http://127.0.0.1:33418/callback"
+    client_id: str | None = None
+    client_secret: str | None = None
+    client_issuer: str | None = None
+    client_auth_method: str = ""
+    client_metadata_url: str | None = None
+    scopes: tuple[str, ...] | None = None
+    offline_access: bool = True
+    grant: str = "authorization_code"
+    signer: Signer | None = None
+    signing_alg: str = "ES256"
+    revision: str = "2026-07-28"
+    application_type: str = "native"
+    max_authorizations: int = 3
+
+
+class Stage(enum.Enum):
+    """Where the flow is."""
+
+    #: Nothing under way.
+    IDLE = "idle"
+    #: Fetching Protected Resource Metadata.
+    RESOURCE_METADATA = "resource-metadata"
+    #: Fetching authorization server metadata.
+    SERVER_METADATA = "server-metadata"
+    #: Fetching the 2025-03-26 metadata at the server's origin.
+    LEGACY_METADATA = "legacy-metadata"
+    #: Waiting for `loaded`.
+    LOADING = "loading"
+    #: Registering the client (RFC 7591).
+    REGISTERING = "registering"
+    #: Waiting for the user's redirect.
+    AUTHORIZING = "authorizing"
+    #: Asking the token endpoint.
+    TOKEN = "token"
+
+
+@dataclass(slots=True)
+class _Request:
+    url: str
+    method: str = "GET"
+    candidates: list[str] = field(default_factory=list)
+    redirects: int = 0
+
+
+class OAuthFlow:
+    """The OAuth client flow for one MCP server.
+
+    Args:
+        config: how the client presents itself.
+        server_url: the MCP server's endpoint URL.
+    """
+
+    def __init__(self, config: OAuthConfig, server_url: str) -> None:
+        self.config = config
+        self.server_url = server_url
+        self.stage = Stage.IDLE
+        self.resource = canonical_resource(server_url)
+        self._request: _Request | None = None
+        self._prm: ResourceMetadata | None = None
+        self._metadata_url: str | None = None
+        self._issuer = ""
+        self._metadata: ServerMetadata | None = None
+        self._legacy = False
+        self._credentials: Credentials | None = None
+        self._tokens: Tokens | None = None
+        self._rejected: str | None = None
+        self._wanted: tuple[str, ...] | None = None
+        self._pending: PendingAuthorization | None = None
+        self._authorizations = 0
+        self._asked_scope: str | None = None
+        self._refreshing = False
+        self._via_refresh = False
+
+    # --- what the adapter tells the flow ---------------------------------------------
+
+    def token(self, now: float) -> str | None:
+        """The access token to send, if there is one that has not expired."""
+        tokens = self._tokens
+        if tokens is None or tokens.access_token == self._rejected or not tokens.fresh(now):
+            return None
+        return tokens.access_token
+
+    def refresh(self, now: float) -> list[FlowAction]:
+        """Refresh an expiring token before it is used (OAuth 2.1 section 4.3);
+        [] when there is nothing to refresh."""
+        tokens = self._tokens
+        if self.stage is not Stage.IDLE or tokens is None or tokens.refresh_token is None:
+            return []
+        return self._refresh_request(tokens, now)
+
+    def challenged(self, status: int, www_authenticate: str | None, now: float) -> list[FlowAction]:
+        """The MCP server refused a request: ``status`` 401 or 403, with its
+        `WWW-Authenticate` header (None when absent)."""
+        challenge = bearer_challenge(www_authenticate)
+        scopes = challenge.scopes if challenge is not None else None
+        if self._tokens is not None:
+            self._rejected = self._tokens.access_token
+        self._request = None
+        if status == 403:
+            # 2025-11-25 basic/authorization.mdx "Runtime Insufficient Scope Errors".
+            if challenge is None or challenge.params.get("error") != "insufficient_scope":
+                return self._fail(f"{self.server_url} refused the request (HTTP 403)")
+            # 2026-07-28 basic/authorization/index.mdx "Scope Selection Strategy":
+            # the challenged scopes with those granted, so none is lost.
+            granted = tuple((self._tokens.scope or "").split()) if self._tokens else ()
+            self._wanted = _union(granted, scopes or ())
+            if self._metadata is not None and self._client() is not None:
+                return self._authorize(now)
+        elif status == 401:
+            self._wanted = scopes
+            tokens = self._tokens
+            if (
+                tokens is not None
+                and tokens.refresh_token is not None
+                and not self._refreshing
+                and not self._via_refresh
+                and self._metadata is not None
+            ):
+                return self._refresh_request(tokens, now)
+        else:
+            return self._fail(f"{self.server_url} answered HTTP {status}, not a challenge")
+        self._refreshing = False
+        challenged_url = challenge.params.get("resource_metadata") if challenge else None
+        if self.config.revision == "2025-03-26":
+            return self._legacy_discovery()
+        self.stage = Stage.RESOURCE_METADATA
+        return self._next(prm_urls(self.server_url, challenged_url), "resource metadata")
+
+    def received(
+        self, status: int, headers: Sequence[tuple[str, str]], body: bytes, now: float
+    ) -> list[FlowAction]:
+        """The answer to the last `SendRequest` (redirects not followed)."""
+        request = self._request
+        if request is None:
+            return self._fail("an answer came that the flow did not ask for")
+        if 300 <= status < 400:
+            return self._redirected_request(request, _header(headers, "location"))
+        try:
+            return self._handle(status, body, now)
+        except (MetadataError, TokenError) as exc:
+            return self._fail(str(exc))
+
+    def request_failed(self, reason: str) -> list[FlowAction]:
+        """The last `SendRequest` got no answer (no connection, a timeout...)."""
+        url = self._request.url if self._request else "a request"
+        return self._fail(f"{url}: {reason}")
+
+    def loaded(self, credentials: Credentials | None, now: float) -> list[FlowAction]:
+        """What the store holds for the issuer `LoadCredentials` named."""
+        if self.stage is not Stage.LOADING:
+            return self._fail("credentials came that the flow did not ask for")
+        if credentials is None or credentials.issuer != self._issuer:
+            credentials = Credentials(issuer=self._issuer)
+        self._credentials = credentials
+        tokens = credentials.tokens.get(self.resource)
+        if tokens is not None and tokens.access_token != self._rejected:
+            if tokens.fresh(now) and _covers(tokens, self._wanted):
+                self._tokens = tokens
+                self.stage = Stage.IDLE
+                return [Authorized(tokens.access_token)]
+            if tokens.refresh_token is not None:
+                return self._refresh_request(tokens, now)
+        if self.config.grant == "client_credentials":
+            return self._client_credentials(now)
+        client = self._client()
+        if isinstance(client, Failed):
+            return self._fail(client.reason)
+        if client is None:
+            return self._register()
+        return self._authorize(now)
+
+    def redirected(self, callback_url: str, now: float) -> list[FlowAction]:
+        """The URL the authorization server sent the user back to."""
+        pending = self._pending
+        if self.stage is not Stage.AUTHORIZING or pending is None:
+            return self._fail("a redirect came that the flow did not ask for")
+        query = {
+            name: values[0]
+            for name, values in parse_qs(
+                urlsplit(callback_url).query, keep_blank_values=True
+            ).items()
+        }
+        if query.get("state") != pending.state:
+            # 2025-11-25 basic/authorization.mdx "Open Redirection": discard a
+            # response whose state is missing or another.
+            return self._fail("the authorization response does not carry our state")
+        # 2026-07-28 basic/authorization/index.mdx "Authorization Response
+        # Validation" (RFC 9207 section 2.4): a present `iss` is compared as a plain
+        # string, never normalised; an absent one is refused only where the server
+        # advertises it. On a mismatch the error fields are not shown.
+        iss = query.get("iss")
+        if iss is not None and iss != pending.issuer:
+            return self._fail(
+                f"the authorization response came from issuer {iss!r}, not {pending.issuer!r}"
+            )
+        if iss is None and pending.metadata.authorization_response_iss_parameter_supported:
+            return self._fail("the authorization response lacks the iss its server advertises")
+        if "error" in query:
+            detail = query.get("error_description")
+            more = f": {detail}" if detail else ""
+            return self._fail(f"authorization refused: {query['error']}{more}")
+        code = query.get("code")
+        if not code:
+            return self._fail("the authorization response carries no code")
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": pending.redirect_uri,
+            "code_verifier": pending.verifier,
+            "resource": pending.resource,
+        }
+        self._asked_scope = pending.scope
+        return self._token_request(form, pending.client, now)
+
+    # --- pending authorizations ------------------------------------------------------------
+
+    def pending(self) -> PendingAuthorization | None:
+        """The authorization waiting for its redirect, to finish elsewhere."""
+        return self._pending if self.stage is Stage.AUTHORIZING else None
+
+    @classmethod
+    def resume(cls, config: OAuthConfig, pending: PendingAuthorization) -> OAuthFlow:
+        """A flow waiting for the redirect of ``pending``; then `redirected`."""
+        flow = cls(config, pending.server_url)
+        flow.resource = pending.resource
+        flow._issuer = pending.issuer
+        flow._metadata = pending.metadata
+        flow._prm = pending.prm
+        flow._pending = pending
+        flow._authorizations = pending.authorizations
+        flow._credentials = Credentials(
+            issuer=pending.issuer, client=pending.client if pending.client.issuer else None
+        )
+        flow.stage = Stage.AUTHORIZING
+        return flow
+
+    # --- answers, by stage -----------------------------------------------------------------
+
+    def _handle(self, status: int, body: bytes, now: float) -> list[FlowAction]:
+        stage = self.stage
+        request = self._request
+        assert request is not None
+        if stage is Stage.RESOURCE_METADATA:
+            if status != 200:
+                return self._not_found(status, "resource metadata", self._legacy_discovery)
+            prm = decode_metadata(body, ResourceMetadata, request.url)
+            return self._resource_metadata(prm, request.url)
+        if stage is Stage.SERVER_METADATA:
+            if status != 200:
+                return self._not_found(status, "authorization server metadata", None)
+            metadata = decode_metadata(body, ServerMetadata, request.url)
+            # 2026-07-28 basic/authorization/authorization-server-discovery.mdx
+            # "Authorization Server Metadata Discovery": MUST be identical.
+            if metadata.issuer != self._issuer:
+                return self._fail(
+                    f"{request.url} describes issuer {metadata.issuer!r}, not {self._issuer!r}"
+                    "; the metadata is not used"
+                )
+            return self._server_metadata(metadata)
+        if stage is Stage.LEGACY_METADATA:
+            if status == 200:
+                # 2025-03-26 names a location, not an issuer: nothing to compare.
+                metadata = decode_metadata(body, ServerMetadata, request.url)
+            elif 400 <= status < 500:
+                metadata = legacy_metadata(self.server_url)
+            else:
+                return self._fail(f"{request.url} answered HTTP {status}")
+            self._issuer = metadata.issuer
+            return self._server_metadata(metadata)
+        if stage is Stage.REGISTERING:
+            if status not in (200, 201):
+                detail = body[:200].decode("utf-8", "replace")
+                return self._fail(
+                    f"{request.url} refused the registration (HTTP {status}) {detail}"
+                )
+            client = read_registration(body, self._issuer, request.url, now)
+            credentials = self._credentials_record()
+            credentials.client = client
+            return [StoreCredentials(credentials), *self._authorize(now)]
+        if stage is Stage.TOKEN:
+            return self._token_answer(status, body, request.url, now)
+        return self._fail("an answer came that the flow did not ask for")
+
+    def _resource_metadata(self, prm: ResourceMetadata, url: str) -> list[FlowAction]:
+        # RFC 9728 section 3.3; 2025-11-25 basic/authorization.mdx "Resource
+        # Parameter Implementation": the resource must be the server we talk to,
+        # checked before any authorization request.
+        if prm.resource is None or not resource_matches(prm.resource, self.server_url):
+            return self._fail(
+                f"{url} describes resource {prm.resource!r}, not {self.server_url!r}; "
+                "authorization aborted"
+            )
+        if not prm.authorization_servers:
+            return self._fail(f"{url} names no authorization server")
+        self._prm = prm
+        self.resource = canonical_resource(prm.resource)
+        self._legacy = False
+        issuer = prm.authorization_servers[0]
+        if issuer != self._issuer:
+            self._tokens = None  # another authorization server: nothing of the old one
+            self._metadata = None
+        self._issuer = issuer
+        self.stage = Stage.SERVER_METADATA
+        return self._next(as_metadata_urls(issuer, self.config.revision), "server metadata")
+
+    def _server_metadata(self, metadata: ServerMetadata) -> list[FlowAction]:
+        if self.config.grant == "authorization_code":
+            if not metadata.authorization_endpoint or not metadata.token_endpoint:
+                return self._fail(f"issuer {metadata.issuer!r} has no authorization endpoint")
+            methods = metadata.code_challenge_methods_supported
+            strict = not self._legacy and self.config.revision >= _PKCE_REFUSED_FROM
+            if strict and (methods is None or "S256" not in methods):
+                return self._fail(
+                    f"issuer {metadata.issuer!r} does not advertise PKCE with S256; "
+                    "authorization refused"
+                )
+        elif not metadata.token_endpoint:
+            return self._fail(f"issuer {metadata.issuer!r} has no token endpoint")
+        self._metadata = metadata
+        self.stage = Stage.LOADING
+        self._request = None
+        return [LoadCredentials(self._issuer)]
+
+    def _token_answer(self, status: int, body: bytes, url: str, now: float) -> list[FlowAction]:
+        previous = self._tokens if self._refreshing else None
+        if status != 200:
+            if self._refreshing and status in (400, 401):
+                # The refresh token is spent or revoked: authorize afresh.
+                self._refreshing = False
+                self._tokens = None
+                credentials = self._credentials_record()
+                credentials.tokens.pop(self.resource, None)
+                self._rejected = previous.access_token if previous else self._rejected
+                self.stage = Stage.LOADING
+                return self.loaded(credentials, now)
+            raise read_token_error(status, body, url)
+        tokens = read_tokens(
+            body,
+            url=url,
+            now=now,
+            resource=self.resource,
+            asked_scope=self._asked_scope,
+            previous=previous,
+        )
+        self._tokens = tokens
+        self._rejected = None
+        self._via_refresh = self._refreshing
+        self._refreshing = False
+        self._pending = None
+        self._request = None
+        self.stage = Stage.IDLE
+        credentials = self._credentials_record()
+        credentials.tokens[self.resource] = tokens
+        return [StoreCredentials(credentials), Authorized(tokens.access_token)]
+
+    # --- steps -------------------------------------------------------------------------
+
+    def _legacy_discovery(self) -> list[FlowAction]:
+        self._legacy = True
+        self._prm = None
+        self.stage = Stage.LEGACY_METADATA
+        return self._next([legacy_metadata_url(self.server_url)], "server metadata")
+
+    def _client(self) -> ClientInfo | Failed | None:
+        """Pre-registered information, then stored, then a metadata document URL;
+        None when the client must register."""
+        config, metadata, issuer = self.config, self._metadata, self._issuer
+        if config.client_id is not None:
+            if config.client_issuer is not None and config.client_issuer != issuer:
+                # client-registration.mdx "Authorization Server Binding": SHOULD
+                # surface an error rather than use mismatched credentials.
+                return Failed(
+                    f"the pre-registered client is for {config.client_issuer!r}, "
+                    f"but the server uses {issuer!r}"
+                )
+            method = config.client_auth_method
+            if not method and config.signer is not None and config.client_secret is None:
+                method = "private_key_jwt"
+            return ClientInfo(
+                client_id=config.client_id,
+                issuer=issuer,
+                client_secret=config.client_secret,
+                token_endpoint_auth_method=method,
+            )
+        stored = self._credentials.client if self._credentials else None
+        if stored is not None and stored.issuer in (issuer, ""):
+            return stored
+        if (
+            metadata is not None
+            and metadata.client_id_metadata_document_supported
+            and config.client_metadata_url
+        ):
+            return ClientInfo(
+                client_id=config.client_metadata_url, token_endpoint_auth_method="none"
+            )
+        return None
+
+    def _register(self) -> list[FlowAction]:
+        metadata = self._metadata
+        assert metadata is not None
+        if not metadata.registration_endpoint:
+            return self._fail(
+                f"issuer {self._issuer!r} offers no client registration; give a client id"
+            )
+        body = registration_body(
+            metadata,
+            client_name=self.config.client_name,
+            redirect_uri=self.config.redirect_uri,
+            application_type=self.config.application_type,
+            grant_types=["authorization_code", "refresh_token"],
+        )
+        self.stage = Stage.REGISTERING
+        headers = (("content-type", "application/json"), _JSON)
+        return self._send("POST", metadata.registration_endpoint, headers, body, "registration")
+
+    def _scope(self) -> str | None:
+        # 2025-11-25 basic/authorization.mdx "Scope Selection Strategy": the
+        # challenge's scope, else all of the resource's scopes_supported, else none.
+        scopes = self._wanted
+        if scopes is None:
+            scopes = self.config.scopes
+        if scopes is None and self._prm is not None and self._prm.scopes_supported:
+            scopes = tuple(self._prm.scopes_supported)
+        if not scopes:
+            return None
+        listed = self._metadata.scopes_supported if self._metadata else None
+        if self.config.offline_access and listed and "offline_access" in listed:
+            scopes = _union(scopes, ("offline_access",))
+        return " ".join(scopes)
+
+    def _authorize(self, now: float) -> list[FlowAction]:
+        config, metadata = self.config, self._metadata
+        assert metadata is not None and metadata.authorization_endpoint is not None
+        if self._authorizations >= config.max_authorizations:
+            return self._fail(
+                f"gave up after {self._authorizations} authorizations: "
+                f"{self.server_url} still refuses the token"
+            )
+        client = self._client()
+        if not isinstance(client, ClientInfo):
+            return self._fail(client.reason if client else "no client id")
+        self._authorizations += 1
+        verifier, state, scope = new_verifier(), new_state(), self._scope()
+        params = {
+            "response_type": "code",
+            "client_id": client.client_id,
+            "redirect_uri": config.redirect_uri,
+            "code_challenge": s256_challenge(verifier),
+            "code_challenge_method": "S256",
+            "state": state,
+            "resource": self.resource,
+        }
+        if scope is not None:
+            params["scope"] = scope
+        endpoint = metadata.authorization_endpoint
+        url = f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(params)}"
+        self._pending = PendingAuthorization(
+            server_url=self.server_url,
+            resource=self.resource,
+            issuer=metadata.issuer,
+            metadata=metadata,
+            client=client,
+            verifier=verifier,
+            state=state,
+            redirect_uri=config.redirect_uri,
+            scope=scope,
+            prm=self._prm,
+            authorizations=self._authorizations,
+        )
+        self.stage = Stage.AUTHORIZING
+        self._request = None
+        return [AuthorizeUser(url, config.redirect_uri)]
+
+    def _client_credentials(self, now: float) -> list[FlowAction]:
+        # OAuth 2.1 section 4.2; SEP-1046 (the client_credentials extension).
+        config = self.config
+        if config.client_id is None:
+            return self._fail("the client_credentials grant needs a client id")
+        client = self._client()
+        if not isinstance(client, ClientInfo):
+            return self._fail(client.reason if client else "no client id")
+        form = {"grant_type": "client_credentials", "resource": self.resource}
+        scope = self._scope()
+        if scope is not None:
+            form["scope"] = scope
+        self._asked_scope = scope
+        return self._token_request(form, client, now)
+
+    def _refresh_request(self, tokens: Tokens, now: float) -> list[FlowAction]:
+        client = self._client()
+        if not isinstance(client, ClientInfo) or self._metadata is None:
+            self._tokens = None
+            return self._fail("no client to refresh the token with")
+        assert tokens.refresh_token is not None
+        self._refreshing = True
+        self._tokens = tokens
+        self._asked_scope = tokens.scope
+        form = {
+            "grant_type": "refresh_token",
+            "refresh_token": tokens.refresh_token,
+            "resource": self.resource,
+        }
+        return self._token_request(form, client, now)
+
+    def _token_request(
+        self, form: dict[str, str], client: ClientInfo, now: float
+    ) -> list[FlowAction]:
+        metadata = self._metadata
+        assert metadata is not None and metadata.token_endpoint is not None
+        config = self.config
+        method = choose_auth_method(metadata, client)
+        signer = config.signer
+
+        def assertion() -> str:
+            assert signer is not None
+            return client_assertion(
+                client_id=client.client_id,
+                audience=metadata.issuer,
+                alg=config.signing_alg,
+                sign=signer,
+                now=now,
+            )
+
+        headers = client_auth(
+            method,
+            client.client_id,
+            client.client_secret,
+            form,
+            assertion=assertion if signer is not None else None,
+        )
+        self.stage = Stage.TOKEN
+        return self._send(
+            "POST",
+            metadata.token_endpoint,
+            (_FORM, _JSON, *headers),
+            form_body(form),
+            "token",
+        )
+
+    # --- requests ----------------------------------------------------------------------
+
+    def _next(self, candidates: list[str], purpose: str) -> list[FlowAction]:
+        url, rest = candidates[0], candidates[1:]
+        headers: tuple[tuple[str, str], ...] = (_JSON,)
+        if self._legacy:
+            # 2025-03-26 basic/authorization.mdx "Server Metadata Discovery": SHOULD.
+            headers = (_JSON, ("mcp-protocol-version", "2025-03-26"))
+        actions = self._send("GET", url, headers, b"", purpose)
+        assert self._request is not None
+        self._request.candidates = rest
+        return actions
+
+    def _not_found(self, status: int, what: str, otherwise: object) -> list[FlowAction]:
+        request = self._request
+        assert request is not None
+        if not 400 <= status < 500:
+            return self._fail(f"{request.url} answered HTTP {status}")
+        if request.candidates:
+            return self._next(request.candidates, what)
+        if callable(otherwise):
+            result: list[FlowAction] = otherwise()
+            return result
+        return self._fail(f"no {what} found (last tried: {request.url}, HTTP {status})")
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        headers: tuple[tuple[str, str], ...],
+        body: bytes,
+        purpose: str,
+    ) -> list[FlowAction]:
+        if urlsplit(url).scheme not in ("http", "https"):
+            return self._fail(f"the {purpose} URL {url!r} is not an http(s) URL")
+        self._request = _Request(url, method)
+        return [SendRequest(method, url, headers, body, purpose)]
+
+    def _redirected_request(self, request: _Request, location: str | None) -> list[FlowAction]:
+        if location is None or request.method != "GET":
+            return self._fail(f"{request.url} answered with a redirect; not followed")
+        target = urljoin(request.url, location)
+        # A redirect to another origin is not followed: metadata and tokens must
+        # come from where they were looked for.
+        if origin_of(target) != origin_of(request.url):
+            return self._fail(
+                f"{request.url} redirected to another origin ({target}); not followed"
+            )
+        if request.redirects >= _MAX_REDIRECTS:
+            return self._fail(f"{request.url}: too many redirects")
+        actions = self._send("GET", target, (_JSON,), b"", "redirect")
+        assert self._request is not None
+        self._request.candidates = request.candidates
+        self._request.redirects = request.redirects + 1
+        return actions
+
+    def _credentials_record(self) -> Credentials:
+        if self._credentials is None or self._credentials.issuer != self._issuer:
+            self._credentials = Credentials(issuer=self._issuer)
+        return self._credentials
+
+    def _fail(self, reason: str) -> list[FlowAction]:
+        self.stage = Stage.IDLE
+        self._request = None
+        self._pending = None
+        self._refreshing = False
+        return [Failed(reason)]
+
+
+def _union(first: Sequence[str], second: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys([*first, *second]))
+
+
+def _covers(tokens: Tokens, wanted: tuple[str, ...] | None) -> bool:
+    if not wanted:
+        return True
+    granted = set((tokens.scope or "").split())
+    return granted.issuperset(wanted)
+
+
+def _header(headers: Sequence[tuple[str, str]] | Mapping[str, str], name: str) -> str | None:
+    pairs = headers.items() if isinstance(headers, Mapping) else headers
+    for key, value in pairs:
+        if key.lower() == name:
+            return value
+    return None
