@@ -18,6 +18,7 @@ cannot be carried at all fails with `HttpError`. Both are `ConnectionClosed`.
 from __future__ import annotations
 
 import logging
+import math
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Mapping
 from contextlib import asynccontextmanager
@@ -39,12 +40,14 @@ from mcp_core.http.client_actions import (
     RequestFailure,
     SendHttp,
 )
+from mcp_core.http.decisions import Headers
 from mcp_core.http.urls import split_url
 from mcp_core.wire import Message, RequestId
 
 from ..client import Client, Connector
 from ..driver import ConnectionClosed, Driver, encode_for_peer
 from ..workers import Worker
+from .oauth import AuthorizationError, OAuth, header_value
 from .pool import (
     DEFAULT_TIMEOUTS,
     FAILURES,
@@ -109,6 +112,10 @@ def _error(failure: RequestFailure) -> HttpError:
     )
 
 
+_MAX_AUTH_ROUNDS: Final = 4
+"""Refusals one request goes through before it fails (the flow's own bound on
+authorizations, 3, comes first)."""
+
 _MAX_IDLE_RUNNERS: Final = 64
 """Exchange tasks kept waiting for work per client; more exit when done."""
 
@@ -131,9 +138,13 @@ class _Carrier:
         pool: ConnectionPool,
         driver: Driver,
         task_group: TaskGroup,
+        auth: OAuth | None = None,
+        auth_pool: ConnectionPool | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.pool = pool
+        self.auth = auth
+        self.auth_pool = auth_pool or pool
         self.driver = driver
         self._tg = task_group
         self._scopes: dict[int, anyio.CancelScope] = {}
@@ -242,6 +253,8 @@ class _Carrier:
                 await self.pool.release(done)
             except FAILURES as exc:
                 self._apply(endpoint.receive_failure(exchange, describe(exc)))
+            except AuthorizationError as exc:
+                self._apply(endpoint.receive_failure(exchange, f"authorization failed: {exc}"))
             finally:
                 # Still ours unless an Abort took it: then a cancellation is a timeout.
                 ours = self._scopes.pop(exchange, None) is scope
@@ -253,15 +266,40 @@ class _Carrier:
     async def _open(
         self, send: SendHttp, scope: anyio.CancelScope | None = None
     ) -> tuple[HttpConnection, h11.Response]:
-        # Send the request and read the response head. A GET stream's head comes
-        # at once; a POST's may wait for the server to finish its work.
+        # Send the request and read the response head; with OAuth, a refusal runs
+        # the flow and the request goes again with the new token.
+        auth = self.auth
+        if auth is None:
+            return await self._open_once(send, send.headers, scope)
+        token = await auth.token(send.url, self.auth_pool)
+        for _ in range(_MAX_AUTH_ROUNDS):
+            headers = send.headers
+            if token is not None:
+                headers = (*headers, ("authorization", f"Bearer {token}"))
+            connection, head = await self._open_once(send, headers, scope)
+            if head.status_code not in (401, 403):
+                return connection, head
+            await connection.aclose()
+            if scope is not None:
+                scope.deadline = math.inf  # the flow bounds its own steps
+            challenge = header_value(head.headers, b"www-authenticate")
+            token = await auth.challenged(
+                send.url, head.status_code, challenge, token, self.auth_pool
+            )
+        raise AuthorizationError("the server refused every token")
+
+    async def _open_once(
+        self, send: SendHttp, headers: Headers, scope: anyio.CancelScope | None
+    ) -> tuple[HttpConnection, h11.Response]:
+        # A GET stream's head comes at once; a POST's may wait for the server to
+        # finish its work.
         timeouts = self.pool.timeouts
         head_timeout = timeouts.connect if send.method == "GET" else timeouts.read
         while True:
             connection = await self.pool.acquire(send.origin)
             connection.scope = scope
             try:
-                await connection.send_request(send.method, send.target, send.headers, send.body)
+                await connection.send_request(send.method, send.target, headers, send.body)
                 return connection, await connection.receive_head(head_timeout)
             except BaseException as exc:
                 # Cancelled too (Abort): closing the connection is what tells a
@@ -292,6 +330,8 @@ class _Carrier:
                     await connection.aclose()
                 except FAILURES:
                     pass  # the session ends with its idle timeout instead
+                except AuthorizationError:
+                    pass
         for scope in self._scopes.values():
             scope.cancel()
         self._closed = True
@@ -321,6 +361,7 @@ def http_connector(
     verify: bool | ssl.SSLContext = True,
     standalone_stream: bool = True,
     max_idle_connections: int = 4,
+    auth: OAuth | None = None,
 ) -> Connector:
     """A connector for `Client` that talks to the MCP server at ``url`` over HTTP.
 
@@ -336,6 +377,8 @@ def http_connector(
         standalone_stream: open the GET stream a legacy session offers for
             server-initiated messages.
         max_idle_connections: idle connections kept for reuse.
+        auth: OAuth 2.1 for a server that asks for it (`OAuth`): the token goes
+            on every request, and a 401/403 runs the flow, then the request again.
 
     Raises:
         ValueError: ``url`` is not an absolute http(s) URL.
@@ -354,8 +397,9 @@ def http_connector(
     async def connect(driver: Driver) -> AsyncIterator[HttpClientEndpoint]:
         endpoint = HttpClientEndpoint(url, config)
         pool = ConnectionPool(timeouts, context, max_idle_connections)
+        auth_pool = ConnectionPool(timeouts, context, 2) if auth is not None else None
         async with anyio.create_task_group() as tg:
-            carrier = _Carrier(endpoint, pool, driver, tg)
+            carrier = _Carrier(endpoint, pool, driver, tg, auth, auth_pool)
             driver.attach(carrier.sink)
             try:
                 yield endpoint
@@ -363,6 +407,8 @@ def http_connector(
                 driver.close("the client was closed")
                 with anyio.CancelScope(shield=True):
                     await carrier.aclose(timeouts.close)
+                    if auth_pool is not None:
+                        await auth_pool.aclose()
                 tg.cancel_scope.cancel()
 
     return connect
@@ -377,6 +423,7 @@ def connect_http(
     verify: bool | ssl.SSLContext = True,
     standalone_stream: bool = True,
     max_idle_connections: int = 4,
+    auth: OAuth | None = None,
     **client_options: Any,
 ) -> Client:
     """A `Client` of the MCP server at ``url``; use it with ``async with``::
@@ -392,6 +439,7 @@ def connect_http(
         verify: TLS certificate checking (see `http_connector`).
         standalone_stream: open a legacy session's GET stream.
         max_idle_connections: idle connections kept for reuse.
+        auth: OAuth 2.1 (see `http_connector`).
         client_options: anything `Client` takes (callbacks, revisions, timeout...).
     """
     connector = http_connector(
@@ -402,5 +450,6 @@ def connect_http(
         verify=verify,
         standalone_stream=standalone_stream,
         max_idle_connections=max_idle_connections,
+        auth=auth,
     )
     return Client(connector, **client_options)
