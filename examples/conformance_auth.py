@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 
 from mcp_core.auth.actions import SendRequest
-from mcp_core.auth.flow import OAuthConfig
+from mcp_core.auth.config import IdentityExchange, OAuthConfig
 from transports import Client, connect_http
 from transports.http.oauth import OAuth, fetch
 from transports.http.pool import ConnectionPool
@@ -58,6 +58,16 @@ def oauth_for(scenario: str, context: dict[str, Any]) -> OAuth:
             alg = context.get("signing_algorithm", "ES256")
             settings["signer"] = pem_signer(context["private_key_pem"], alg)
             settings["signing_alg"] = alg
+    if "valid_jwt" in context:  # workload identity federation (SEP-1933)
+        settings["grant"] = "jwt_bearer"
+        settings["assertion"] = context["valid_jwt"]
+    if "idp_token_endpoint" in context:  # enterprise-managed authorization (SEP-990)
+        settings["grant"] = "jwt_bearer"
+        settings["identity"] = IdentityExchange(
+            token_endpoint=context["idp_token_endpoint"],
+            id_token=context["idp_id_token"],
+            client_id=context["idp_client_id"],
+        )
     return OAuth(OAuthConfig(**settings), user_agent=follow_redirect, timeout=10)
 
 

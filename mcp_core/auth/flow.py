@@ -39,7 +39,8 @@ from .actions import (
     SendRequest,
     StoreCredentials,
 )
-from .assertions import Signer, client_assertion
+from .assertions import client_assertion
+from .config import OAuthConfig
 from .discovery import (
     MetadataError,
     ResourceMetadata,
@@ -52,6 +53,12 @@ from .discovery import (
     origin_of,
     prm_urls,
     resource_matches,
+)
+from .grants import (
+    client_credentials_form,
+    jwt_bearer_form,
+    read_exchanged,
+    token_exchange_form,
 )
 from .pkce import new_state, new_verifier, s256_challenge
 from .registration import ClientInfo, choose_auth_method, read_registration, registration_body
@@ -67,50 +74,6 @@ _PKCE_REFUSED_FROM = "2025-11-25"
 """From this revision on, a server whose metadata does not list S256 is refused
 (2025-11-25 basic/authorization.mdx "Authorization Code Protection": "MCP clients
 MUST refuse to proceed")."""
-
-
-@dataclass(frozen=True, slots=True)
-class OAuthConfig:
-    """How the client presents itself and what it asks for.
-
-    Attributes:
-        client_name: the name registered (Dynamic Client Registration).
-        redirect_uri: where the authorization server sends the user back.
-        client_id, client_secret: pre-registered client information; used first.
-        client_issuer: the issuer the pre-registered id belongs to; another
-            server is refused (None: whichever the server names).
-        client_auth_method: how the pre-registered client authenticates at the
-            token endpoint ("" chooses from the server's metadata).
-        client_metadata_url: an https URL of this client's Client ID Metadata
-            Document, used as client id where the server supports it.
-        scopes: scopes to ask for when the challenge names none (None: all of the
-            resource metadata's `scopes_supported`, else none).
-        offline_access: ask for `offline_access` when the authorization server
-            lists it (2026-07-28 basic/authorization/index.mdx "Refresh Tokens":
-            MAY).
-        grant: "authorization_code" (a user, a browser) or "client_credentials"
-            (the client on its own behalf).
-        signer, signing_alg: sign client assertions (`private_key_jwt`).
-        revision: the protocol revision whose discovery order applies.
-        application_type: "native" (loopback redirect) or "web".
-        max_authorizations: authorization requests allowed, step-ups included.
-    """
-
-    client_name: str = "mcp-core"
-    redirect_uri: str = "http://127.0.0.1:33418/callback"
-    client_id: str | None = None
-    client_secret: str | None = None
-    client_issuer: str | None = None
-    client_auth_method: str = ""
-    client_metadata_url: str | None = None
-    scopes: tuple[str, ...] | None = None
-    offline_access: bool = True
-    grant: str = "authorization_code"
-    signer: Signer | None = None
-    signing_alg: str = "ES256"
-    revision: str = "2026-07-28"
-    application_type: str = "native"
-    max_authorizations: int = 3
 
 
 class Stage(enum.Enum):
@@ -132,6 +95,8 @@ class Stage(enum.Enum):
     AUTHORIZING = "authorizing"
     #: Asking the token endpoint.
     TOKEN = "token"
+    #: Asking the enterprise identity provider for an ID-JAG (SEP-990).
+    IDENTITY = "identity"
 
 
 @dataclass(slots=True)
@@ -260,8 +225,8 @@ class OAuthFlow:
                 return [Authorized(tokens.access_token)]
             if tokens.refresh_token is not None:
                 return self._refresh_request(tokens, now)
-        if self.config.grant == "client_credentials":
-            return self._client_credentials(now)
+        if self.config.grant != "authorization_code":
+            return self._grant(now)
         client = self._client()
         if isinstance(client, Failed):
             return self._fail(client.reason)
@@ -379,6 +344,14 @@ class OAuthFlow:
             return [StoreCredentials(credentials), *self._authorize(now)]
         if stage is Stage.TOKEN:
             return self._token_answer(status, body, request.url, now)
+        if stage is Stage.IDENTITY:
+            if status != 200:
+                raise read_token_error(status, body, request.url)
+            grant = read_exchanged(body, request.url)
+            holder = self._client()
+            assert isinstance(holder, ClientInfo)
+            form = jwt_bearer_form(grant, self.resource, self._asked_scope)
+            return self._token_request(form, holder, now)
         return self._fail("an answer came that the flow did not ask for")
 
     def _resource_metadata(self, prm: ResourceMetadata, url: str) -> list[FlowAction]:
@@ -571,20 +544,32 @@ class OAuthFlow:
         self._request = None
         return [AuthorizeUser(url, config.redirect_uri)]
 
-    def _client_credentials(self, now: float) -> list[FlowAction]:
-        # OAuth 2.1 section 4.2; SEP-1046 (the client_credentials extension).
-        config = self.config
-        if config.client_id is None:
-            return self._fail("the client_credentials grant needs a client id")
+    def _grant(self, now: float) -> list[FlowAction]:
+        # A grant with no user: client_credentials, or jwt-bearer (grants.py).
+        config, metadata = self.config, self._metadata
+        assert metadata is not None
         client = self._client()
         if not isinstance(client, ClientInfo):
-            return self._fail(client.reason if client else "no client id")
-        form = {"grant_type": "client_credentials", "resource": self.resource}
+            return self._fail(
+                client.reason if client else f"the {config.grant} grant needs a client id"
+            )
         scope = self._scope()
-        if scope is not None:
-            form["scope"] = scope
         self._asked_scope = scope
-        return self._token_request(form, client, now)
+        if config.grant == "client_credentials":
+            return self._token_request(client_credentials_form(self.resource, scope), client, now)
+        if config.grant != "jwt_bearer":
+            return self._fail(f"unknown grant {config.grant!r}")
+        if config.identity is not None:
+            form = token_exchange_form(config.identity, metadata.issuer, self.resource, scope)
+            self.stage = Stage.IDENTITY
+            headers = (_FORM, _JSON)
+            url = config.identity.token_endpoint
+            return self._send("POST", url, headers, form_body(form), "token exchange")
+        if config.assertion is None:
+            return self._fail("the jwt_bearer grant needs an assertion or an identity provider")
+        return self._token_request(
+            jwt_bearer_form(config.assertion, self.resource, scope), client, now
+        )
 
     def _refresh_request(self, tokens: Tokens, now: float) -> list[FlowAction]:
         client = self._client()

@@ -27,7 +27,8 @@ from mcp_core.auth.actions import (
     SendRequest,
     StoreCredentials,
 )
-from mcp_core.auth.flow import OAuthConfig, OAuthFlow
+from mcp_core.auth.config import OAuthConfig
+from mcp_core.auth.flow import OAuthFlow
 from mcp_core.http.urls import host_header, split_url
 
 from .oauth_store import MemoryStore, TokenStore
