@@ -135,6 +135,7 @@ class OAuthFlow:
         self._asked_scope: str | None = None
         self._refreshing = False
         self._via_refresh = False
+        self._challenge_refresh = False
 
     # --- what the adapter tells the flow ---------------------------------------------
 
@@ -181,7 +182,9 @@ class OAuthFlow:
                 and not self._via_refresh
                 and self._metadata is not None
             ):
-                return self._refresh_request(tokens, now)
+                actions = self._refresh_request(tokens, now)
+                self._challenge_refresh = True
+                return actions
         else:
             return self._fail(f"{self.server_url} answered HTTP {status}, not a challenge")
         self._refreshing = False
@@ -417,7 +420,10 @@ class OAuthFlow:
         )
         self._tokens = tokens
         self._rejected = None
-        self._via_refresh = self._refreshing
+        # A token that a refresh on a 401 brought, refused again: next time the
+        # flow authorizes afresh instead of refreshing in a loop.
+        self._via_refresh = self._refreshing and self._challenge_refresh
+        self._challenge_refresh = False
         self._refreshing = False
         self._pending = None
         self._request = None
