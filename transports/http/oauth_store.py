@@ -58,7 +58,7 @@ class FileStore:
     """
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
-        self.directory = Path(directory)
+        self.directory = Path(directory).expanduser()
 
     def path_for(self, issuer: str) -> Path:
         name = hashlib.sha256(issuer.encode()).hexdigest()[:32]
