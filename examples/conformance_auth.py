@@ -18,6 +18,7 @@ from mcp_core.auth.actions import SendRequest
 from mcp_core.auth.config import IdentityExchange, OAuthConfig
 from transports import Client, connect_http
 from transports.http.oauth import OAuth, fetch
+from transports.http.oauth_jwt import new_dpop_key
 from transports.http.pool import ConnectionPool
 
 CIMD_URL = "https://conformance-test.local/client-metadata.json"
@@ -46,6 +47,7 @@ def oauth_for(scenario: str, context: dict[str, Any]) -> OAuth:
         "client_name": "mcp-core-conformance",
         "redirect_uri": REDIRECT_URI,
         "client_metadata_url": CIMD_URL,
+        "dpop": new_dpop_key(),  # used only where the server advertises DPoP
     }
     if "client_id" in context:
         settings["client_id"] = context["client_id"]

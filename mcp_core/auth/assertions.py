@@ -12,7 +12,7 @@ import msgspec
 
 from .pkce import b64url
 
-__all__ = ["Signer", "client_assertion"]
+__all__ = ["Signer", "client_assertion", "signed_jwt"]
 
 Signer = Callable[[bytes], bytes]
 """Signs the JWS signing input; returns the raw signature (for ES256, r || s)."""
@@ -24,7 +24,6 @@ def client_assertion(
     """A signed client assertion: `iss` and `sub` the client id, `aud` the
     authorization server's issuer (RFC 7523bis: the issuer identifier), a fresh
     `jti`, valid for ``lifetime`` seconds from ``now`` (Unix time)."""
-    header = {"alg": alg, "typ": "JWT"}
     claims = {
         "iss": client_id,
         "sub": client_id,
@@ -33,6 +32,11 @@ def client_assertion(
         "exp": int(now + lifetime),
         "jti": b64url(secrets.token_bytes(16)),
     }
+    return signed_jwt({"alg": alg, "typ": "JWT"}, claims, sign)
+
+
+def signed_jwt(header: dict[str, object], claims: dict[str, object], sign: Signer) -> str:
+    """A compact JWS of ``claims`` (RFC 7515 section 7.1), signed by ``sign``."""
     encode = msgspec.json.encode
     signing_input = f"{b64url(encode(header))}.{b64url(encode(claims))}".encode("ascii")
     return f"{signing_input.decode('ascii')}.{b64url(sign(signing_input))}"

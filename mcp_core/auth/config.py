@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .assertions import Signer
+from .dpop import DPoPKey
 
 __all__ = ["IdentityExchange", "OAuthConfig"]
 
@@ -55,6 +56,8 @@ class OAuthConfig:
         identity: an enterprise identity provider to exchange an ID token with
             for an ID-JAG, which the "jwt_bearer" grant then presents.
         signer, signing_alg: sign client assertions (`private_key_jwt`).
+        dpop: a DPoP key, used where the authorization server advertises its
+            algorithm in `dpop_signing_alg_values_supported` (RFC 9449).
         revision: the protocol revision whose discovery order applies.
         application_type: "native" (loopback redirect) or "web".
         max_authorizations: authorization requests allowed, step-ups included.
@@ -74,6 +77,7 @@ class OAuthConfig:
     identity: IdentityExchange | None = None
     signer: Signer | None = None
     signing_alg: str = "ES256"
+    dpop: DPoPKey | None = None
     revision: str = "2026-07-28"
     application_type: str = "native"
     max_authorizations: int = 3

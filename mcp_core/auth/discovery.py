@@ -65,6 +65,7 @@ class ServerMetadata(msgspec.Struct, kw_only=True):
     token_endpoint_auth_signing_alg_values_supported: list[str] | None = None
     client_id_metadata_document_supported: bool = False
     authorization_response_iss_parameter_supported: bool = False
+    dpop_signing_alg_values_supported: list[str] | None = None
 
 
 AS_METADATA_ORDER: Final[dict[str, tuple[str, ...]]] = {

@@ -54,6 +54,7 @@ from .discovery import (
     prm_urls,
     resource_matches,
 )
+from .dpop import dpop_proof
 from .grants import (
     client_credentials_form,
     jwt_bearer_form,
@@ -136,6 +137,10 @@ class OAuthFlow:
         self._refreshing = False
         self._via_refresh = False
         self._challenge_refresh = False
+        self._headers: Sequence[tuple[str, str]] = ()
+        self._resend: tuple[dict[str, str], ClientInfo] | None = None
+        self._as_nonce: str | None = None
+        self._rs_nonce: str | None = None
 
     # --- what the adapter tells the flow ---------------------------------------------
 
@@ -146,6 +151,20 @@ class OAuthFlow:
             return None
         return tokens.access_token
 
+    def resource_headers(self, method: str, url: str, now: float) -> list[tuple[str, str]]:
+        """The headers that carry the token on a request to the MCP server:
+        `Authorization: Bearer`, or for a DPoP-bound token `Authorization: DPoP`
+        with a fresh proof (RFC 9449 section 7.1); [] without a token."""
+        token = self.token(now)
+        if token is None:
+            return []
+        key = self.config.dpop
+        assert self._tokens is not None
+        if self._tokens.token_type != "DPoP" or key is None:
+            return [("authorization", f"Bearer {token}")]
+        proof = dpop_proof(key, method, url, now, nonce=self._rs_nonce, access_token=token)
+        return [("authorization", f"DPoP {token}"), ("dpop", proof)]
+
     def refresh(self, now: float) -> list[FlowAction]:
         """Refresh an expiring token before it is used (OAuth 2.1 section 4.3);
         [] when there is nothing to refresh."""
@@ -154,11 +173,29 @@ class OAuthFlow:
             return []
         return self._refresh_request(tokens, now)
 
-    def challenged(self, status: int, www_authenticate: str | None, now: float) -> list[FlowAction]:
+    def challenged(
+        self,
+        status: int,
+        www_authenticate: str | None,
+        now: float,
+        dpop_nonce: str | None = None,
+    ) -> list[FlowAction]:
         """The MCP server refused a request: ``status`` 401 or 403, with its
-        `WWW-Authenticate` header (None when absent)."""
+        `WWW-Authenticate` header (None when absent) and `DPoP-Nonce` header."""
         challenge = bearer_challenge(www_authenticate)
         scopes = challenge.scopes if challenge is not None else None
+        token = self.token(now)
+        if (
+            challenge is not None
+            and challenge.params.get("error") == "use_dpop_nonce"
+            and dpop_nonce is not None
+            and dpop_nonce != self._rs_nonce
+            and token is not None
+        ):
+            # RFC 9449 section 9: the same token again, with a proof that
+            # carries the server's nonce.
+            self._rs_nonce = dpop_nonce
+            return [Authorized(token)]
         if self._tokens is not None:
             self._rejected = self._tokens.access_token
         self._request = None
@@ -188,7 +225,8 @@ class OAuthFlow:
         else:
             return self._fail(f"{self.server_url} answered HTTP {status}, not a challenge")
         self._refreshing = False
-        challenged_url = challenge.params.get("resource_metadata") if challenge else None
+        named = challenge.params.get("resource_metadata") if challenge else None
+        challenged_url = urljoin(self.server_url, named) if named else None
         if self.config.revision == "2025-03-26":
             return self._legacy_discovery()
         self.stage = Stage.RESOURCE_METADATA
@@ -203,6 +241,7 @@ class OAuthFlow:
             return self._fail("an answer came that the flow did not ask for")
         if 300 <= status < 400:
             return self._redirected_request(request, _header(headers, "location"))
+        self._headers = headers
         try:
             return self._handle(status, body, now)
         except (MetadataError, TokenError) as exc:
@@ -399,6 +438,14 @@ class OAuthFlow:
 
     def _token_answer(self, status: int, body: bytes, url: str, now: float) -> list[FlowAction]:
         previous = self._tokens if self._refreshing else None
+        if status == 400 and self._resend is not None and self._dpop_on():
+            nonce = _header(self._headers, "dpop-nonce")
+            error = read_token_error(status, body, url)
+            if error.error == "use_dpop_nonce" and nonce and nonce != self._as_nonce:
+                # RFC 9449 section 8: again, with the server's nonce in the proof.
+                self._as_nonce = nonce
+                form, client = self._resend
+                return self._token_request(form, client, now)
         if status != 200:
             if self._refreshing and status in (400, 401):
                 # The refresh token is spent or revoked: authorize afresh.
@@ -417,6 +464,7 @@ class OAuthFlow:
             resource=self.resource,
             asked_scope=self._asked_scope,
             previous=previous,
+            dpop=self._dpop_on(),
         )
         self._tokens = tokens
         self._rejected = None
@@ -612,6 +660,7 @@ class OAuthFlow:
                 now=now,
             )
 
+        self._resend = (dict(form), client)
         headers = client_auth(
             method,
             client.client_id,
@@ -619,6 +668,10 @@ class OAuthFlow:
             form,
             assertion=assertion if signer is not None else None,
         )
+        key = config.dpop
+        if key is not None and self._dpop_on():
+            proof = dpop_proof(key, "POST", metadata.token_endpoint, now, nonce=self._as_nonce)
+            headers.append(("dpop", proof))
         self.stage = Stage.TOKEN
         return self._send(
             "POST",
@@ -637,8 +690,8 @@ class OAuthFlow:
             # 2025-03-26 basic/authorization.mdx "Server Metadata Discovery": SHOULD.
             headers = (_JSON, ("mcp-protocol-version", "2025-03-26"))
         actions = self._send("GET", url, headers, b"", purpose)
-        assert self._request is not None
-        self._request.candidates = rest
+        if self._request is not None:  # else the URL was refused: Failed
+            self._request.candidates = rest
         return actions
 
     def _not_found(self, status: int, what: str, otherwise: object) -> list[FlowAction]:
@@ -679,10 +732,17 @@ class OAuthFlow:
         if request.redirects >= _MAX_REDIRECTS:
             return self._fail(f"{request.url}: too many redirects")
         actions = self._send("GET", target, (_JSON,), b"", "redirect")
-        assert self._request is not None
-        self._request.candidates = request.candidates
-        self._request.redirects = request.redirects + 1
+        if self._request is not None:
+            self._request.candidates = request.candidates
+            self._request.redirects = request.redirects + 1
         return actions
+
+    def _dpop_on(self) -> bool:
+        """Whether token requests carry DPoP proofs: we have a key, and the
+        authorization server takes its algorithm (RFC 9449 section 5.1)."""
+        key, metadata = self.config.dpop, self._metadata
+        algs = metadata.dpop_signing_alg_values_supported if metadata else None
+        return key is not None and bool(algs) and key.alg in (algs or ())
 
     def _credentials_record(self) -> Credentials:
         if self._credentials is None or self._credentials.issuer != self._issuer:

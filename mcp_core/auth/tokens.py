@@ -42,6 +42,8 @@ class Tokens(msgspec.Struct, kw_only=True, omit_defaults=True):
         scope: the scopes granted (as the server said, else as asked).
         refresh_token: to get the next one, if the server gave one.
         expires_at: when it expires on the caller's clock; 0 when unknown.
+        token_type: "Bearer", or "DPoP" for a token bound to the client's DPoP
+            key (RFC 9449 section 5).
     """
 
     access_token: str
@@ -49,6 +51,7 @@ class Tokens(msgspec.Struct, kw_only=True, omit_defaults=True):
     scope: str | None = None
     refresh_token: str | None = None
     expires_at: float = 0.0
+    token_type: str = "Bearer"
 
     def fresh(self, now: float, margin: float = 30.0) -> bool:
         """Usable for ``margin`` seconds more (refresh before expiry)."""
@@ -88,6 +91,7 @@ def read_tokens(
     resource: str,
     asked_scope: str | None,
     previous: Tokens | None = None,
+    dpop: bool = False,
 ) -> Tokens:
     """The tokens of a successful token response. A refresh that brings no new
     refresh token keeps the old one (RFC 6749 section 6).
@@ -96,8 +100,10 @@ def read_tokens(
         MetadataError: not a token response, or a token type other than Bearer.
     """
     answer = decode_metadata(body, _TokenResponse, url)
-    if answer.token_type.lower() != "bearer":
-        raise MetadataError(f"{url} issued a {answer.token_type!r} token; only Bearer is used")
+    allowed = ("bearer", "dpop") if dpop else ("bearer",)
+    if answer.token_type.lower() not in allowed:
+        kinds = " or ".join(kind.capitalize() for kind in allowed)
+        raise MetadataError(f"{url} issued a {answer.token_type!r} token; only {kinds} is used")
     if not answer.access_token:
         raise MetadataError(f"{url} issued an empty access token")
     refresh = answer.refresh_token or (previous.refresh_token if previous else None)
@@ -107,6 +113,7 @@ def read_tokens(
         scope=answer.scope if answer.scope is not None else asked_scope,
         refresh_token=refresh,
         expires_at=now + answer.expires_in if answer.expires_in else 0.0,
+        token_type="DPoP" if answer.token_type.lower() == "dpop" else "Bearer",
     )
 
 

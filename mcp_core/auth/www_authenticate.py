@@ -86,10 +86,9 @@ def _end_of_item(header: str, at: int) -> int:
 
 
 def bearer_challenge(header: str | None) -> Challenge | None:
-    """The Bearer challenge of a `WWW-Authenticate` value, if it has one."""
+    """The Bearer challenge of a `WWW-Authenticate` value, else its DPoP one (RFC
+    9449 section 7.1: same parameters), if it has either."""
     if not header:
         return None
-    for challenge in parse_challenges(header):
-        if challenge.scheme == "bearer":
-            return challenge
-    return None
+    found = {challenge.scheme: challenge for challenge in reversed(parse_challenges(header))}
+    return found.get("bearer") or found.get("dpop")

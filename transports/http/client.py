@@ -271,20 +271,23 @@ class _Carrier:
         auth = self.auth
         if auth is None:
             return await self._open_once(send, send.headers, scope)
-        token = await auth.token(send.url, self.auth_pool)
+        server = self.endpoint.url
+        await auth.prepare(server, self.auth_pool)
         for _ in range(_MAX_AUTH_ROUNDS):
-            headers = send.headers
-            if token is not None:
-                headers = (*headers, ("authorization", f"Bearer {token}"))
-            connection, head = await self._open_once(send, headers, scope)
+            token, extra = auth.headers(server, send.method, send.url)
+            connection, head = await self._open_once(send, (*send.headers, *extra), scope)
             if head.status_code not in (401, 403):
                 return connection, head
             await connection.aclose()
             if scope is not None:
                 scope.deadline = math.inf  # the flow bounds its own steps
-            challenge = header_value(head.headers, b"www-authenticate")
-            token = await auth.challenged(
-                send.url, head.status_code, challenge, token, self.auth_pool
+            await auth.challenged(
+                server,
+                head.status_code,
+                header_value(head.headers, b"www-authenticate"),
+                token,
+                self.auth_pool,
+                header_value(head.headers, b"dpop-nonce"),
             )
         raise AuthorizationError("the server refused every token")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import suppress
 from typing import Any, Final
 
 import anyio
@@ -93,23 +94,26 @@ class OAuth:
             flow = self._flows[server_url] = OAuthFlow(self.config, server_url)
         return flow
 
-    async def token(self, server_url: str, pool: ConnectionPool) -> str | None:
-        """The access token for a request to ``server_url``, refreshed first when it
-        is about to expire; None before any authorization."""
+    async def prepare(self, server_url: str, pool: ConnectionPool) -> None:
+        """Refresh the token for ``server_url`` first if it is about to expire."""
         flow = self._flow(server_url)
-        token = flow.token(self.clock())
-        if token is not None or flow.stage.value != "idle":
-            return token
+        if flow.token(self.clock()) is not None or flow.stage.value != "idle":
+            return
         async with self._lock:
-            token = flow.token(self.clock())
-            if token is None:
-                actions = flow.refresh(self.clock())
-                if actions:
-                    try:
-                        return await self._run(flow, actions, pool)
-                    except AuthorizationError:
-                        return None  # the server's 401 will start a full flow
-        return token
+            actions = flow.refresh(self.clock())
+            if actions:
+                with suppress(AuthorizationError):  # then the 401 starts a full flow
+                    await self._run(flow, actions, pool)
+
+    def headers(
+        self, server_url: str, method: str, url: str
+    ) -> tuple[str | None, list[tuple[str, str]]]:
+        """The token a request to ``url`` of the server at ``server_url`` carries
+        (None before any authorization) and the headers that carry it (with a
+        DPoP proof for a DPoP-bound token)."""
+        flow = self._flow(server_url)
+        now = self.clock()
+        return flow.token(now), flow.resource_headers(method, url, now)
 
     async def challenged(
         self,
@@ -118,6 +122,7 @@ class OAuth:
         www_authenticate: str | None,
         sent: str | None,
         pool: ConnectionPool,
+        dpop_nonce: str | None = None,
     ) -> str:
         """The server refused a request that carried ``sent`` (or no token): run
         the flow, and return the token to retry with.
@@ -130,7 +135,7 @@ class OAuth:
             current = flow.token(self.clock())
             if current is not None and current != sent:
                 return current  # another request's flow got a new token meanwhile
-            actions = flow.challenged(status, www_authenticate, self.clock())
+            actions = flow.challenged(status, www_authenticate, self.clock(), dpop_nonce)
             return await self._run(flow, actions, pool)
 
     async def _run(self, flow: OAuthFlow, actions: list[FlowAction], pool: ConnectionPool) -> str:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_core.auth.assertions import Signer
+from mcp_core.auth.dpop import DPoPKey
+from mcp_core.auth.pkce import b64url
 
-__all__ = ["pem_signer"]
+__all__ = ["new_dpop_key", "pem_signer"]
 
 _CURVES = {"ES256": 32, "ES384": 48, "ES512": 66}
 
@@ -46,3 +48,25 @@ def pem_signer(pem: str | bytes, alg: str = "ES256") -> Signer:
 
         return sign_rsa
     raise ValueError(f"cannot sign {alg} with a {type(key).__name__}")
+
+
+def new_dpop_key() -> DPoPKey:
+    """A fresh P-256 key pair for DPoP proofs (ES256; RFC 9449)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    numbers = key.public_key().public_numbers()
+    jwk = {
+        "kty": "EC",
+        "crv": "P-256",
+        "x": b64url(numbers.x.to_bytes(32, "big")),
+        "y": b64url(numbers.y.to_bytes(32, "big")),
+    }
+
+    def sign(data: bytes) -> bytes:
+        r, s = decode_dss_signature(key.sign(data, ec.ECDSA(hashes.SHA256())))
+        return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+    return DPoPKey(jwk=jwk, alg="ES256", sign=sign)

@@ -208,3 +208,12 @@ def test_a_transport_failure_names_the_url() -> None:
     flow.challenged(401, "Bearer", 0.0)
     result = flow.request_failed("timed out")
     assert result == [Failed(f"{PRM_INSERTED}: timed out")]
+
+
+def test_a_relative_resource_metadata_url_is_resolved_against_the_server() -> None:
+    world = World.standard()
+    world.answers["https://mcp.example.com/prm.json"] = world.answers.pop(PRM_INSERTED)
+    assert isinstance(
+        world.challenge(new_flow(), header='Bearer resource_metadata="/prm.json"'), Authorized
+    )
+    assert world.urls()[0] == "https://mcp.example.com/prm.json"
