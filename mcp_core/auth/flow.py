@@ -151,6 +151,13 @@ class OAuthFlow:
             return None
         return tokens.access_token
 
+    def accepted(self, token: str) -> None:
+        """The MCP server accepted a request that carried ``token``: the bound on
+        authorizations counts again from zero (it bounds one refused operation,
+        not the client's lifetime)."""
+        if self._tokens is not None and self._tokens.access_token == token:
+            self._authorizations = 0
+
     def resource_headers(self, method: str, url: str, now: float) -> list[tuple[str, str]]:
         """The headers that carry the token on a request to the MCP server:
         `Authorization: Bearer`, or for a DPoP-bound token `Authorization: DPoP`
@@ -580,6 +587,8 @@ class OAuthFlow:
         if scope is not None:
             params["scope"] = scope
         endpoint = metadata.authorization_endpoint
+        if not _secure(endpoint):
+            return self._fail(f"the authorization endpoint {endpoint!r} is not https")
         url = f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(params)}"
         self._pending = PendingAuthorization(
             server_url=self.server_url,
@@ -714,8 +723,14 @@ class OAuthFlow:
         body: bytes,
         purpose: str,
     ) -> list[FlowAction]:
-        if urlsplit(url).scheme not in ("http", "https"):
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
             return self._fail(f"the {purpose} URL {url!r} is not an http(s) URL")
+        if purpose != "resource metadata" and not _secure(url):
+            # 2025-11-25 basic/authorization.mdx "Communication Security": "All
+            # authorization server endpoints MUST be served over HTTPS" (the
+            # loopback excepted, where nothing crosses a network).
+            return self._fail(f"the {purpose} URL {url!r} is not https")
         self._request = _Request(url, method)
         return [SendRequest(method, url, headers, body, purpose)]
 
@@ -755,6 +770,14 @@ class OAuthFlow:
         self._pending = None
         self._refreshing = False
         return [Failed(reason)]
+
+
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def _secure(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme == "https" or (parts.hostname or "") in _LOOPBACK
 
 
 def _union(first: Sequence[str], second: Sequence[str]) -> tuple[str, ...]:

@@ -277,6 +277,8 @@ class _Carrier:
             token, extra = auth.headers(server, send.method, send.url)
             connection, head = await self._open_once(send, (*send.headers, *extra), scope)
             if head.status_code not in (401, 403):
+                if token is not None:
+                    auth.accepted(server, token)
                 return connection, head
             await connection.aclose()
             if scope is not None:

@@ -115,6 +115,10 @@ class OAuth:
         now = self.clock()
         return flow.token(now), flow.resource_headers(method, url, now)
 
+    def accepted(self, server_url: str, token: str) -> None:
+        """A request that carried ``token`` was not refused."""
+        self._flow(server_url).accepted(token)
+
     async def challenged(
         self,
         server_url: str,

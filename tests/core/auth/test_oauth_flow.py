@@ -13,6 +13,7 @@ from auth_helpers import (
     NOW,
     SERVER,
     World,
+    as_metadata,
     form_of,
     new_flow,
     prm,
@@ -355,3 +356,43 @@ def test_every_request_is_http_and_bounded_by_the_adapter() -> None:
     result = world.challenge(new_flow())
     assert isinstance(result, Failed) and "not an http(s) URL" in result.reason
     assert all(isinstance(r, SendRequest) for r in world.requests)
+
+
+def test_an_accepted_token_resets_the_bound_on_authorizations() -> None:
+    world = World.standard()
+    flow = new_flow()
+    header = 'Bearer error="insufficient_scope", scope="more"'
+    result = world.challenge(flow)
+    for _ in range(4):
+        assert isinstance(result, Authorized)
+        flow.accepted(result.access_token)  # the server took it
+        result = world.challenge(flow, 403, header)
+    assert isinstance(result, Authorized) and len(world.authorizations) == 5
+    flow.accepted("some other token")  # not ours: no reset
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"token_endpoint": "http://auth.example.com/token"},
+        {"authorization_endpoint": "http://auth.example.com/authorize"},
+        {"registration_endpoint": "http://auth.example.com/register"},
+    ],
+)
+def test_authorization_server_endpoints_must_be_https(change: dict[str, str]) -> None:
+    world = World.standard(**change)
+    world.answers["http://auth.example.com/register"] = (201, {"client_id": "c"})
+    result = world.challenge(new_flow())
+    assert isinstance(result, Failed) and "is not https" in result.reason
+
+
+def test_loopback_authorization_servers_may_use_http() -> None:
+    issuer = "http://127.0.0.1:9000"
+    world = World()
+    world.answers[PRM_URL] = (200, prm(issuer=issuer))
+    world.answers[f"{issuer}/.well-known/oauth-authorization-server"] = (
+        200,
+        as_metadata(issuer=issuer),
+    )
+    world.answers[f"{issuer}/register"] = (201, {"client_id": "c"})
+    assert isinstance(world.challenge(new_flow()), Authorized)
