@@ -277,7 +277,7 @@ class _Carrier:
             token, extra = auth.headers(server, send.method, send.url)
             connection, head = await self._open_once(send, (*send.headers, *extra), scope)
             if head.status_code not in (401, 403):
-                if token is not None:
+                if token is not None and 200 <= head.status_code < 300:
                     auth.accepted(server, token)
                 return connection, head
             await connection.aclose()
