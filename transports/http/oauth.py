@@ -86,7 +86,6 @@ class OAuth:
         self.clock = clock
         self._flows: dict[str, OAuthFlow] = {}
         self._lock = anyio.Lock()
-        self._pool: ConnectionPool | None = None
 
     def _flow(self, server_url: str) -> OAuthFlow:
         flow = self._flows.get(server_url)
