@@ -4,12 +4,18 @@ Each scenario's mock authorization server answers the authorization request at o
 with a redirect carrying the code, so the "user agent" here fetches the
 authorization URL and returns where it redirects. The harness passes client
 credentials and keys in ``MCP_CONFORMANCE_CONTEXT`` (JSON).
+
+conformance_client.py hands it every ``auth/`` scenario, so either works. Run it:
+
+    scripts/conformance client --suite auth 'python examples/conformance_client.py'
+    MCP_CONFORMANCE_SCENARIO=auth/metadata-default python examples/conformance_auth.py URL
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from typing import Any
 
 import anyio
@@ -97,3 +103,11 @@ def main(scenario: str, url: str) -> int:
         print(f"{scenario}: {exc}")
         return 1
     return 0
+
+
+if __name__ == "__main__":
+    name = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    if not name.startswith("auth/") or len(sys.argv) < 2:
+        print(f"not an auth scenario: {name!r}", file=sys.stderr)
+        raise SystemExit(2)
+    raise SystemExit(main(name, sys.argv[-1]))
