@@ -35,7 +35,7 @@ def browser_agent(open_url: Callable[[str], object] = webbrowser.open) -> UserAg
 
     async def agent(url: str, redirect_uri: str) -> str:
         async def launch() -> None:
-            await anyio.to_thread.run_sync(open_url, url)
+            await anyio.to_thread.run_sync(open_url, url, abandon_on_cancel=True)
 
         return await wait_for_redirect(redirect_uri, launch)
 
@@ -52,7 +52,9 @@ def headless_agent(
         print(f"Open this URL to authorize:\n\n  {url}\n", file=stream)
         print(f"Then paste the URL you are sent back to ({redirect_uri}...):", file=stream)
         stream.flush()
-        line: str = await anyio.to_thread.run_sync(read_line or sys.stdin.readline)
+        line: str = await anyio.to_thread.run_sync(
+            read_line or sys.stdin.readline, abandon_on_cancel=True
+        )
         return line.strip()
 
     return agent

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import socket
+import threading
 import urllib.request
 
 import anyio
@@ -55,3 +56,19 @@ async def test_headless_prints_the_url_and_reads_the_paste() -> None:
         back = await agent("https://auth.example/authorize?a=b", "http://127.0.0.1:1/cb")
     assert back == "http://127.0.0.1:1/cb?code=x&state=y"
     assert "https://auth.example/authorize?a=b" in screen.getvalue()
+
+
+async def test_a_prompt_nobody_answers_is_abandoned_on_cancel() -> None:
+    release = threading.Event()
+
+    def nobody() -> str:
+        release.wait(LIMIT)
+        return ""
+
+    agent = headless_agent(io.StringIO(), nobody)
+    try:
+        with anyio.fail_after(LIMIT), anyio.move_on_after(0.2) as scope:
+            await agent("https://auth.example/authorize", "http://127.0.0.1:1/cb")
+        assert scope.cancelled_caught
+    finally:
+        release.set()
