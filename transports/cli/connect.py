@@ -138,8 +138,10 @@ def _client(args: argparse.Namespace, options: dict[str, Any]) -> Client:
             return connect_http(server, headers=headers, timeout=args.timeout, **options)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    if headers or auth is not None:
-        raise UsageError("--header and --auth only apply to an http:// or https:// SERVER")
+    if headers:
+        raise UsageError("--header only applies to an http:// or https:// SERVER")
+    if auth is not None:
+        raise UsageError("--auth only applies to an http:// or https:// SERVER")
     return connect_stdio(server_argv(server), env=os.environ, timeout=args.timeout, **options)
 
 

@@ -88,4 +88,4 @@ def test_call_with_auth_after_a_pasted_redirect(
 
 def test_auth_is_for_http_servers_only(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["list", "server.py", "--auth"])
-    assert status == 2 and "--auth only apply" in capsys.readouterr().err
+    assert status == 2 and "--auth only applies to an http" in capsys.readouterr().err
