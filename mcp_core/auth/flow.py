@@ -26,7 +26,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from .actions import (
     Authorized,
@@ -40,6 +40,7 @@ from .actions import (
     StoreCredentials,
 )
 from .assertions import client_assertion
+from .authorize import authorization_url, choose_scope, read_response
 from .config import OAuthConfig
 from .discovery import (
     MetadataError,
@@ -61,7 +62,7 @@ from .grants import (
     read_exchanged,
     token_exchange_form,
 )
-from .pkce import new_state, new_verifier, s256_challenge
+from .pkce import new_state, new_verifier
 from .registration import ClientInfo, choose_auth_method, read_registration, registration_body
 from .tokens import TokenError, Tokens, client_auth, form_body, read_token_error, read_tokens
 from .www_authenticate import bearer_challenge
@@ -288,34 +289,9 @@ class OAuthFlow:
         pending = self._pending
         if self.stage is not Stage.AUTHORIZING or pending is None:
             return self._fail("a redirect came that the flow did not ask for")
-        query = {
-            name: values[0]
-            for name, values in parse_qs(
-                urlsplit(callback_url).query, keep_blank_values=True
-            ).items()
-        }
-        if query.get("state") != pending.state:
-            # 2025-11-25 basic/authorization.mdx "Open Redirection": discard a
-            # response whose state is missing or another.
-            return self._fail("the authorization response does not carry our state")
-        # 2026-07-28 basic/authorization/index.mdx "Authorization Response
-        # Validation" (RFC 9207 section 2.4): a present `iss` is compared as a plain
-        # string, never normalised; an absent one is refused only where the server
-        # advertises it. On a mismatch the error fields are not shown.
-        iss = query.get("iss")
-        if iss is not None and iss != pending.issuer:
-            return self._fail(
-                f"the authorization response came from issuer {iss!r}, not {pending.issuer!r}"
-            )
-        if iss is None and pending.metadata.authorization_response_iss_parameter_supported:
-            return self._fail("the authorization response lacks the iss its server advertises")
-        if "error" in query:
-            detail = query.get("error_description")
-            more = f": {detail}" if detail else ""
-            return self._fail(f"authorization refused: {query['error']}{more}")
-        code = query.get("code")
-        if not code:
-            return self._fail("the authorization response carries no code")
+        code = read_response(pending, callback_url)
+        if isinstance(code, tuple):
+            return self._fail(code[0])
         form = {
             "grant_type": "authorization_code",
             "code": code,
@@ -548,19 +524,10 @@ class OAuthFlow:
         return self._send("POST", metadata.registration_endpoint, headers, body, "registration")
 
     def _scope(self) -> str | None:
-        # 2025-11-25 basic/authorization.mdx "Scope Selection Strategy": the
-        # challenge's scope, else all of the resource's scopes_supported, else none.
-        scopes = self._wanted
-        if scopes is None:
-            scopes = self.config.scopes
-        if scopes is None and self._prm is not None and self._prm.scopes_supported:
-            scopes = tuple(self._prm.scopes_supported)
-        if not scopes:
-            return None
-        listed = self._metadata.scopes_supported if self._metadata else None
-        if self.config.offline_access and listed and "offline_access" in listed:
-            scopes = _union(scopes, ("offline_access",))
-        return " ".join(scopes)
+        config = self.config
+        return choose_scope(
+            self._wanted, config.scopes, self._prm, self._metadata, config.offline_access
+        )
 
     def _authorize(self, now: float) -> list[FlowAction]:
         config, metadata = self.config, self._metadata
@@ -573,36 +540,24 @@ class OAuthFlow:
         client = self._client()
         if not isinstance(client, ClientInfo):
             return self._fail(client.reason if client else "no client id")
-        self._authorizations += 1
-        verifier, state, scope = new_verifier(), new_state(), self._scope()
-        params = {
-            "response_type": "code",
-            "client_id": client.client_id,
-            "redirect_uri": config.redirect_uri,
-            "code_challenge": s256_challenge(verifier),
-            "code_challenge_method": "S256",
-            "state": state,
-            "resource": self.resource,
-        }
-        if scope is not None:
-            params["scope"] = scope
         endpoint = metadata.authorization_endpoint
         if not _secure(endpoint):
             return self._fail(f"the authorization endpoint {endpoint!r} is not https")
-        url = f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(params)}"
+        self._authorizations += 1
         self._pending = PendingAuthorization(
             server_url=self.server_url,
             resource=self.resource,
             issuer=metadata.issuer,
             metadata=metadata,
             client=client,
-            verifier=verifier,
-            state=state,
+            verifier=new_verifier(),
+            state=new_state(),
             redirect_uri=config.redirect_uri,
-            scope=scope,
+            scope=self._scope(),
             prm=self._prm,
             authorizations=self._authorizations,
         )
+        url = authorization_url(self._pending)
         self.stage = Stage.AUTHORIZING
         self._request = None
         return [AuthorizeUser(url, config.redirect_uri)]
