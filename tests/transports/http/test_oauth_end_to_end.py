@@ -19,11 +19,12 @@ from oauth_server import SCOPE, Running, authorization_server
 
 from mcp_core import Server
 from mcp_core.http.server import HttpServerConfig
-from transports import connect_http
+from transports import Client, connect_http
 from transports.http.oauth import OAuth
 from transports.http.oauth_store import FileStore
 from transports.http.oauth_user import headless_agent
 from transports.http.server import HttpServer
+from transports.memory import pipe
 
 pytestmark = pytest.mark.anyio
 
@@ -112,7 +113,7 @@ async def test_stored_credentials_serve_the_next_process(tmp_path: Path) -> None
         async with protected() as (auth, url):
             for _ in range(2):
                 oauth = OAuth(store=store, user_agent=headless_agent(user.screen, user.paste))
-                async with connect_http(url, auth=oauth) as client:
+                async with Client(url, auth=oauth) as client:  # the URL form of Client
                     await client.list_tools()
     assert len(user.pasted) == 1  # the second client found the token in the store
     assert len(auth.store.authorizations) == 1
@@ -129,3 +130,8 @@ async def test_a_user_who_never_comes_back_fails_the_request_in_time() -> None:
             with pytest.raises(Exception, match="did not come back"):
                 async with connect_http(url, auth=oauth) as client:
                     await client.list_tools()
+
+
+def test_auth_goes_with_a_url() -> None:
+    with pytest.raises(ValueError, match="auth= goes with a URL"):
+        Client(pipe(tool_server()), auth=OAuth())
