@@ -186,6 +186,10 @@ async def run(scenario: str, url: str) -> None:
 def main() -> int:
     logging.basicConfig(level=logging.WARNING)
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    if scenario.startswith("auth/") and len(sys.argv) >= 2:
+        from conformance_auth import main as auth_main
+
+        return auth_main(scenario, sys.argv[-1])
     if scenario not in SCENARIOS or len(sys.argv) < 2:
         print(f"unknown scenario {scenario!r}", file=sys.stderr)
         return 2

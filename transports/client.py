@@ -25,7 +25,7 @@ import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from types import TracebackType
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import anyio
 from anyio.abc import TaskGroup
@@ -89,6 +89,9 @@ from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
 from .client_tasks import TaskHandle
 from .driver import DEFAULT_MAX_CONCURRENCY, ConnectionClosed, Driver, ProgressCallback, _now
+
+if TYPE_CHECKING:
+    from .http.oauth import OAuth
 
 __all__ = ["Client", "Connector", "Subscription", "TaskHandle"]
 
@@ -161,6 +164,8 @@ class Client:
             treating the server as legacy.
         limits: message size and nesting limits.
         max_concurrency: server requests (legacy) served at once.
+        auth: OAuth (`transports.http.oauth.OAuth`) for a ``connector`` that is a
+            URL; give a ``handshake_timeout`` that allows for the user's login.
     """
 
     def __init__(
@@ -184,11 +189,14 @@ class Client:
         probe_timeout: float = 10.0,
         limits: Limits = DEFAULT_LIMITS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        auth: OAuth | None = None,
     ) -> None:
         if isinstance(connector, str):
             from .http.client import http_connector
 
-            connector = http_connector(connector)  # ValueError for a bad URL
+            connector = http_connector(connector, auth=auth)  # ValueError for a bad URL
+        elif auth is not None:
+            raise ValueError("auth= goes with a URL; give it to http_connector instead")
         self._connector: Connector = connector
         self._callbacks = callbacks = Callbacks(
             sampling=sampling,

@@ -333,6 +333,12 @@ _SERVER_HELP = (
 )
 _HEADER_HELP = "an HTTP header for every request, e.g. 'Authorization: Bearer T' (repeatable)"
 _TIMEOUT_HELP = "give up after this many seconds, the handshake included (default: wait)"
+_AUTH_HELP = (
+    "OAuth for a server that asks for it: 'browser' opens the authorization page and waits "
+    "on 127.0.0.1, 'headless' prints it and reads the URL you are sent back to; bare "
+    "--auth picks browser when one can be opened. Credentials are kept in "
+    "$MCP_CORE_OAUTH_DIR (default ~/.cache/mcp-core/oauth), one 0600 file per issuer"
+)
 _LIST_KINDS = ("tools", "resources", "prompts")
 
 
@@ -341,6 +347,9 @@ def _add_connection(parser: argparse.ArgumentParser, json_help: str) -> None:
     parser.add_argument("--json", action="store_true", help=json_help)
     parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
     parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
+    parser.add_argument(
+        "--auth", nargs="?", const="auto", choices=("auto", "browser", "headless"), help=_AUTH_HELP
+    )
 
 
 def _configure_call(parser: argparse.ArgumentParser) -> None:

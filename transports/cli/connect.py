@@ -39,6 +39,7 @@ from mcp_core import McpError
 from ..client import Client
 from ..driver import ConnectionClosed
 from ..http.client import HttpError, HttpStatusError, connect_http
+from ..http.oauth_cli import cli_oauth
 from ..stdio import connect_stdio
 from .targets import is_target, target_file
 
@@ -129,13 +130,18 @@ def _client(args: argparse.Namespace, options: dict[str, Any]) -> Client:
         # --timeout bounds the opening as well as each request.
         options.setdefault("handshake_timeout", args.timeout)
         options.setdefault("probe_timeout", min(args.timeout, 10.0))
+    auth = getattr(args, "auth", None)
     if is_url(server):
+        if auth is not None:
+            options["auth"] = cli_oauth(server, auth)
         try:
             return connect_http(server, headers=headers, timeout=args.timeout, **options)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     if headers:
         raise UsageError("--header only applies to an http:// or https:// SERVER")
+    if auth is not None:
+        raise UsageError("--auth only applies to an http:// or https:// SERVER")
     return connect_stdio(server_argv(server), env=os.environ, timeout=args.timeout, **options)
 
 

@@ -21,6 +21,7 @@ on its own. All are `ConnectionClosed`.
 from __future__ import annotations
 
 import logging
+import math
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -43,12 +44,14 @@ from mcp_core.http.client_actions import (
     SendHttp,
 )
 from mcp_core.http.client_config import DEFAULT_CLIENT_CONFIG, DEFAULT_MAX_ANSWER_BYTES
+from mcp_core.http.decisions import Headers
 from mcp_core.http.urls import split_url
 from mcp_core.wire import Message, RequestId
 
 from ..client import Client, Connector
 from ..driver import ConnectionClosed, Driver, encode_for_peer
 from ..workers import Worker
+from .oauth import AuthorizationError, OAuth, header_value
 from .pool import (
     DEFAULT_TIMEOUTS,
     FAILURES,
@@ -126,6 +129,10 @@ def _error(failure: RequestFailure) -> HttpError:
     )
 
 
+_MAX_AUTH_ROUNDS: Final = 4
+"""Refusals one request goes through before it fails (the flow's own bound on
+authorizations, 3, comes first)."""
+
 _MAX_IDLE_RUNNERS: Final = 64
 """Exchange tasks kept waiting for work per client; more exit when done."""
 
@@ -148,9 +155,13 @@ class _Carrier:
         pool: ConnectionPool,
         driver: Driver,
         task_group: TaskGroup,
+        auth: OAuth | None = None,
+        auth_pool: ConnectionPool | None = None,
     ) -> None:
         self.endpoint = endpoint
         self.pool = pool
+        self.auth = auth
+        self.auth_pool = auth_pool or pool
         self.driver = driver
         self._tg = task_group
         self._scopes: dict[int, anyio.CancelScope] = {}
@@ -259,6 +270,8 @@ class _Carrier:
                 await self.pool.release(done)
             except FAILURES as exc:
                 self._apply(endpoint.receive_failure(exchange, describe(exc)))
+            except AuthorizationError as exc:
+                self._apply(endpoint.receive_failure(exchange, f"authorization failed: {exc}"))
             finally:
                 # Still ours unless an Abort took it: then a cancellation is a timeout.
                 ours = self._scopes.pop(exchange, None) is scope
@@ -273,6 +286,40 @@ class _Carrier:
         scope: anyio.CancelScope | None = None,
         sent: Callable[[int], None] | None = None,
     ) -> tuple[HttpConnection, h11.Response]:
+        # Send the request and read the response head; with OAuth, a refusal runs
+        # the flow and the request goes again with the new token.
+        auth = self.auth
+        if auth is None:
+            return await self._open_once(send, send.headers, scope, sent)
+        server = self.endpoint.url
+        await auth.prepare(server, self.auth_pool)
+        for _ in range(_MAX_AUTH_ROUNDS):
+            token, extra = auth.headers(server, send.method, send.url)
+            connection, head = await self._open_once(send, (*send.headers, *extra), scope, sent)
+            if head.status_code not in (401, 403):
+                if token is not None and 200 <= head.status_code < 300:
+                    auth.accepted(server, token)
+                return connection, head
+            await connection.aclose()
+            if scope is not None:
+                scope.deadline = math.inf  # the flow bounds its own steps
+            await auth.challenged(
+                server,
+                head.status_code,
+                header_value(head.headers, b"www-authenticate"),
+                token,
+                self.auth_pool,
+                header_value(head.headers, b"dpop-nonce"),
+            )
+        raise AuthorizationError("the server refused every token")
+
+    async def _open_once(
+        self,
+        send: SendHttp,
+        headers: Headers,
+        scope: anyio.CancelScope | None,
+        sent: Callable[[int], None] | None,
+    ) -> tuple[HttpConnection, h11.Response]:
         # Send the request (then report it `sent`) and read the response head. A
         # GET stream's head comes at once; a POST's may wait for the server's work.
         timeouts = self.pool.timeouts
@@ -282,7 +329,7 @@ class _Carrier:
             connection.scope = scope
             written = False
             try:
-                await connection.send_request(send.method, send.target, send.headers, send.body)
+                await connection.send_request(send.method, send.target, headers, send.body)
                 written = True
                 if sent is not None:
                     sent(send.exchange)
@@ -321,6 +368,8 @@ class _Carrier:
                     await connection.aclose()
                 except FAILURES:
                     pass  # the session ends with its idle timeout instead
+                except AuthorizationError:
+                    pass
         for scope in self._scopes.values():
             scope.cancel()
         self._closed = True
@@ -353,6 +402,7 @@ def http_connector(
     max_reconnects: int = DEFAULT_CLIENT_CONFIG.max_reconnects,
     max_retry_delay: float = DEFAULT_CLIENT_CONFIG.max_retry_delay,
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+    auth: OAuth | None = None,
 ) -> Connector:
     """A connector for `Client` that talks to the MCP server at ``url`` over HTTP.
 
@@ -374,6 +424,8 @@ def http_connector(
             starts at the server's SSE ``retry`` and doubles each time).
         max_answer_bytes: the largest answer read (a JSON body or one SSE
             event); a larger one fails its request.
+        auth: OAuth 2.1 for a server that asks for it (`OAuth`): the token goes
+            on every request, and a 401/403 runs the flow, then the request again.
 
     Raises:
         ValueError: ``url`` is not an absolute http(s) URL.
@@ -398,8 +450,9 @@ def http_connector(
     async def connect(driver: Driver) -> AsyncIterator[HttpClientEndpoint]:
         endpoint = HttpClientEndpoint(url, config)
         pool = ConnectionPool(timeouts, context, max_idle_connections)
+        auth_pool = ConnectionPool(timeouts, context, 2) if auth is not None else None
         async with anyio.create_task_group() as tg:
-            carrier = _Carrier(endpoint, pool, driver, tg)
+            carrier = _Carrier(endpoint, pool, driver, tg, auth, auth_pool)
             driver.attach(carrier.sink)
             try:
                 yield endpoint
@@ -407,6 +460,8 @@ def http_connector(
                 driver.close("the client was closed")
                 with anyio.CancelScope(shield=True):
                     await carrier.aclose(timeouts.close)
+                    if auth_pool is not None:
+                        await auth_pool.aclose()
                 tg.cancel_scope.cancel()
 
     return connect
@@ -424,6 +479,7 @@ def connect_http(
     max_reconnects: int = DEFAULT_CLIENT_CONFIG.max_reconnects,
     max_retry_delay: float = DEFAULT_CLIENT_CONFIG.max_retry_delay,
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+    auth: OAuth | None = None,
     **client_options: Any,
 ) -> Client:
     """A `Client` of the MCP server at ``url``; use it with ``async with``::
@@ -440,6 +496,7 @@ def connect_http(
         standalone_stream: open a legacy session's GET stream.
         max_idle_connections: idle connections kept for reuse.
         max_reconnects, max_retry_delay, max_answer_bytes: see `http_connector`.
+        auth: OAuth 2.1 (see `http_connector`).
         client_options: anything `Client` takes (callbacks, revisions, timeout...).
     """
     connector = http_connector(
@@ -453,5 +510,6 @@ def connect_http(
         max_reconnects=max_reconnects,
         max_retry_delay=max_retry_delay,
         max_answer_bytes=max_answer_bytes,
+        auth=auth,
     )
     return Client(connector, **client_options)
