@@ -368,7 +368,7 @@ class Link:
         if client is None or self.state != "connected":
             why = f": {self.last_error}" if self.last_error else ""
             raise ServerUnavailable(
-                f"server {self.name!r} is not connected (it is {self.state}){why}", self.name
+                f"server {self.name!r} is not connected ({self.state}){why}", self.name
             )
         return client
 
