@@ -1,7 +1,8 @@
 """``mcp-core list``, ``call`` and ``status`` with ``--config FILE``: many servers at once.
 
 FILE is an ``mcpServers`` JSON file (`mcp_core.manager.parse_servers`), such as
-``mcp-core config`` prints. The servers are connected with a
+``mcp-core config`` prints; a server command without a ``cwd`` runs in the file's
+folder, so relative paths in it count from there. The servers are connected with a
 `transports.manager.Manager`; tools and prompts are named ``server.tool``.
 
     mcp-core list --config servers.json [SERVER] [KIND]   the union, or one server's
@@ -57,6 +58,13 @@ def load_servers(path: str, timeout: float | None = None) -> list[ServerConfig]:
         raise UsageError(f"{path}: {exc}") from None
     if not servers:
         raise UsageError(f"{path}: no servers in it")
+    # A server started without a cwd of its own starts in the file's folder, so that
+    # relative paths in the file mean the same from wherever mcp-core runs.
+    folder = str(Path(path).resolve().parent)
+    servers = [
+        s if s.cwd is not None or s.command is None else msgspec.structs.replace(s, cwd=folder)
+        for s in servers
+    ]
     if timeout is not None:
         servers = [
             msgspec.structs.replace(s, connect_timeout=timeout, request_timeout=timeout)

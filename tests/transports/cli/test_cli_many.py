@@ -6,14 +6,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import paths
 import pytest
 from test_cli_servers import run_cli
+
+EXAMPLES = paths.EXAMPLES
 
 
 def servers_file(tmp_path: Path, **extra: object) -> str:
     servers = {
-        "hello": {"command": "python", "args": ["examples/hello.py"]},
-        "weather": {"command": "python", "args": ["examples/weather.py"]},
+        "hello": {"command": "python", "args": [str(EXAMPLES / "hello.py")]},
+        "weather": {"command": "python", "args": [str(EXAMPLES / "weather.py")]},
         **extra,
     }
     path = tmp_path / "servers.json"
@@ -86,3 +89,15 @@ def test_usage_errors(tmp_path: Path, args: list[str], says: str) -> None:
     done = run_cli(*(arg.format(**names) for arg in args))
     assert done.returncode == 2
     assert says in done.stderr
+
+
+def test_the_example_file_from_another_folder(tmp_path: Path) -> None:
+    # Relative paths in the file count from its folder.
+    done = run_cli("list", "--config", str(EXAMPLES / "many_servers.json"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[0] for line in done.stdout.splitlines()] == [
+        "hello.HelloTool",
+        "weather.getCurrentWeather",
+        "weather.getWeatherForecast",
+        "files.readFile",
+    ]

@@ -35,6 +35,8 @@ async def test_examples_on_stdio_and_http_and_the_sdk_server_as_one() -> None:
                 stdio("hello", HELLO),
                 ServerConfig(name="weather", url=weather.url),
                 stdio("sdk", SDK_SERVER),
+                # The HTTP+SSE endpoint of 2024-11-05: "auto" falls back to it.
+                ServerConfig(name="old", url=weather.url.rsplit("/", 1)[0] + "/sse"),
             ]
             async with Manager(servers) as manager:
                 await manager.wait_ready()
@@ -57,8 +59,12 @@ async def test_examples_on_stdio_and_http_and_the_sdk_server_as_one() -> None:
                 echoed = await manager.call_tool("sdk.text", {"value": "from the SDK"})
                 assert only_text(echoed) == "from the SDK"
 
+                old = await manager.call_tool("old.getCurrentWeather", {"city": "Paris"})
+                assert old.structured_content == forecast.structured_content
+
                 statuses = {status.name: status for status in manager.status()}
-                assert [s.state for s in statuses.values()] == ["connected"] * 3
+                assert [s.state for s in statuses.values()] == ["connected"] * 4
+                assert statuses["old"].transport == "sse"
                 assert statuses["hello"].transport == "stdio"
                 assert statuses["weather"].transport == "streamable-http"
                 assert statuses["sdk"].server_info.name == "sdk-server"  # type: ignore[union-attr]
