@@ -7,7 +7,9 @@
 - `names`: ``server.tool`` names, safe mode, collisions (`assign_names`);
 - `catalog`: `Catalog`, each server's listings cached (list changes, reconnects,
   2026-07-28 ``ttlMs``) and their union;
-- `trace`: `Trace`, a bounded record of the messages of each connection.
+- `trace`: `Trace`, a bounded record of the messages of each connection;
+- `gateway`: `Gateway`, a Server whose lists are the union (it tells its clients
+  when they change).
 
 The manager that runs them on anyio is `transports.manager`.
 """
@@ -25,6 +27,7 @@ from .config import (
     parse_servers,
     server_config,
 )
+from .gateway import Gateway
 from .names import MAX_SAFE_LENGTH, Collision, Names, assign_names, describe, sanitise
 from .trace import REDACTED, Trace, TraceEntry, redact_headers
 
@@ -40,6 +43,7 @@ __all__ = [
     "Collision",
     "ConfigError",
     "Entry",
+    "Gateway",
     "Kind",
     "Names",
     "NoAuth",

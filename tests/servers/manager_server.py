@@ -4,10 +4,11 @@ HTTP with ``mcp-core serve --transport http``).
     python manager_server.py [--name NAME] [--tool EXTRA ...]
 
 Tools: ``pid`` (its process id), ``whoami`` (its --name), ``block`` (never
-returns: a call in flight to cut), ``grow`` (adds a tool, so the list changes),
-``shout`` (logs its text, then asks the client for a sampling answer and for its
-roots) and an echo tool for each ``--tool`` (names that collide in a union). The
-arguments also come from MANAGER_SERVER_ARGS, for ``mcp-core serve``, which takes none.
+returns: a call in flight to cut), ``count`` (reports progress), ``grow`` (adds a
+tool, so the list changes), ``shout`` (logs its text, then asks the client for a
+sampling answer and for its roots) and an echo tool for each ``--tool`` (names that
+collide in a union). The arguments also come from MANAGER_SERVER_ARGS, for
+``mcp-core serve``, which takes none.
 """
 
 from __future__ import annotations
@@ -50,6 +51,14 @@ async def block() -> str:
     """Never answer."""
     await anyio.sleep_forever()
     return "unreachable"
+
+
+@server.tool()
+async def count(n: int, ctx: Context) -> str:
+    """Report progress from 1 to ``n``."""
+    for step in range(1, n + 1):
+        await ctx.report_progress(step, n, f"step {step}")
+    return f"counted {n}"
 
 
 @server.tool()

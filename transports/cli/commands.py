@@ -9,6 +9,7 @@
     mcp-core list --config FILE [SERVER]   the same for the servers of an mcpServers file
     mcp-core call --config FILE server.tool  call a tool of one of those servers
     mcp-core status --config FILE          how the connection to each of them goes
+    mcp-core gateway --config FILE         serve all of them as one server (stdio or http)
     mcp-core read SERVER URI               read a resource
     mcp-core prompt SERVER NAME [--arg k=v] get a prompt
     mcp-core inspect SERVER                everything the server offers, schemas included
@@ -409,6 +410,32 @@ def _run_status(args: argparse.Namespace) -> int:
     return run_status(args)
 
 
+def _configure_gateway(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", required=True, help="an mcpServers JSON file")
+    parser.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default), or streamable HTTP at http://HOST:PORT/PATH",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP: the address (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP: the port (8000; 0: any)")
+    parser.add_argument("--path", default="/mcp", help="HTTP: the endpoint's path (/mcp)")
+    parser.add_argument(
+        "--backend", choices=("asyncio", "trio"), default="asyncio", help="the event loop"
+    )
+    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
+    parser.add_argument(
+        "--trace", action="store_true", help="print every upstream message on stderr"
+    )
+
+
+def _run_gateway(args: argparse.Namespace) -> int:
+    from .many import run_gateway
+
+    return run_gateway(args)
+
+
 def _configure_read(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
     parser.add_argument("uri", metavar="URI", help="the resource's URI")
@@ -484,6 +511,12 @@ COMMANDS: list[Command] = [
         help="connect to every server of an mcpServers file and show each connection's state",
         configure=_configure_status,
         handler=_run_status,
+    ),
+    Command(
+        name="gateway",
+        help="serve the servers of an mcpServers file as one server, tools named server.tool",
+        configure=_configure_gateway,
+        handler=_run_gateway,
     ),
     Command(
         name="read",

@@ -8,6 +8,8 @@ folder, so relative paths in it count from there. The servers are connected with
     mcp-core list --config servers.json [SERVER] [KIND]   the union, or one server's
     mcp-core call --config servers.json server.tool --arg k=v
     mcp-core status --config servers.json                 a table of connection states
+    mcp-core gateway --config servers.json                the union as one server (stdio,
+                                                          or --transport http)
 
 ``call`` connects only the server its tool's name starts with (all of them when
 no server name fits). ``--trace`` prints every message sent and received, and what
@@ -36,7 +38,14 @@ from ..manager import Manager, ManagerError, ServerStatus
 from .client import list_lines, parse_arguments, pretty, render_call
 from .connect import UsageError, error
 
-__all__ = ["load_servers", "run_many_call", "run_many_list", "run_status", "status_lines"]
+__all__ = [
+    "load_servers",
+    "run_gateway",
+    "run_many_call",
+    "run_many_list",
+    "run_status",
+    "status_lines",
+]
 
 _T = TypeVar("_T")
 _KINDS = ("tools", "resources", "prompts")
@@ -258,3 +267,38 @@ def _plain(status: ServerStatus) -> dict[str, Any]:
         "lastConnected": status.last_connected,
         "attempts": status.attempts,
     }
+
+
+def run_gateway(args: argparse.Namespace) -> int:
+    """``mcp-core gateway --config FILE``: serve the servers' union as one server."""
+    try:
+        servers = load_servers(args.config, args.timeout)
+    except UsageError as exc:
+        error(str(exc))
+        return 2
+    from ..http.server import serve_http
+    from ..manager import gateway_server
+    from ..stdio import serve_stdio
+
+    async def serve() -> None:
+        options: dict[str, Any] = {}
+        if args.trace:
+            options.update(trace=True, on_trace=_trace_line)
+        async with Manager(servers, **options) as manager:
+            await manager.wait_ready()
+            _unavailable(manager.status())
+            gateway = gateway_server(manager)
+            if args.transport == "stdio":
+                await serve_stdio(gateway)
+                return
+            async with anyio.create_task_group() as tg:
+                port = await tg.start(serve_http, gateway, args.host, args.port, args.path)
+                url = f"http://{args.host}:{port}{args.path}"
+                print(f"mcp-core: gateway serving on {url}", file=sys.stderr, flush=True)
+
+    try:
+        anyio.run(serve, backend=args.backend)
+    except OSError as exc:
+        error(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
+        return 1
+    return 0

@@ -7,12 +7,14 @@ code in `mcp_core.manager`; this package connects, waits and reconnects:
 - `link`: `Link`, one server's connection and its reconnection; `ServerStatus`;
 - `listing`: fetching one kind of listing from one server;
 - `tracing`: the trace's hooks on a live connection;
+- `gateway`: `gateway_server`, the union served as one MCP server;
 - `errors`: `ServerUnavailable`, `CallInterrupted`, `UnknownName`.
 """
 
 from mcp_core.manager import ServerConfig, TokenAuth, parse_servers
 
 from .errors import CallInterrupted, ManagerError, ServerUnavailable, UnknownName
+from .gateway import gateway_server
 from .link import ServerStatus, State
 from .manager import Manager
 
@@ -26,5 +28,6 @@ __all__ = [
     "State",
     "TokenAuth",
     "UnknownName",
+    "gateway_server",
     "parse_servers",
 ]

@@ -115,7 +115,8 @@ class Manager:
         }
         self._on_notification = on_notification
         self._on_status = on_status
-        self._on_list_changed = on_list_changed
+        #: ``fn(server, kind)`` after a list change or a reconnect (see the Args).
+        self.on_list_changed = on_list_changed
         self._trace = trace
         self._trace_capacity = trace_capacity
         self._on_trace = on_trace
@@ -298,16 +299,16 @@ class Manager:
 
     def _notified(self, server: str, method: str, params: Any) -> Any:
         kind = self.catalog.notified(server, method)
-        if kind is not None and self._on_list_changed is not None:
-            self._on_list_changed(server, kind)
+        if kind is not None and self.on_list_changed is not None:
+            self.on_list_changed(server, kind)
         if self._on_notification is not None:
             return self._on_notification(server, method, params)
         return None
 
     def _reconnected(self, link: Link) -> None:
         self.catalog.invalidate(link.name)
-        if self._on_list_changed is not None:
-            self._on_list_changed(link.name, None)
+        if self.on_list_changed is not None:
+            self.on_list_changed(link.name, None)
 
     # --- listings -------------------------------------------------------------------------
 
