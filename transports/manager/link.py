@@ -165,6 +165,7 @@ class Link:
         #: Set when `run` has returned.
         self.done = anyio.Event()
         self._lost: anyio.Event | None = None
+        self._opening: anyio.CancelScope | None = None  # while connecting
         self._loss: str | None = None
         self._wake = anyio.Event()
         self._manual = False
@@ -213,7 +214,11 @@ class Link:
     # --- the controls -------------------------------------------------------------------
 
     def lose(self, reason: str) -> None:
-        """The connection is gone (a request on it failed with it): reconnect."""
+        """The connection is gone (a request on it failed with it): reconnect.
+        While it is still opening, the attempt is abandoned."""
+        if self._opening is not None:
+            self._loss = reason
+            self._opening.cancel()
         if self._lost is not None and not self._lost.is_set():
             self._loss = reason
             self.client = None
@@ -271,7 +276,8 @@ class Link:
         self._event("connecting", **self._where())
         self._loss = None
         try:
-            await self._session()
+            with anyio.CancelScope() as self._opening:
+                await self._session()
         except Exception as exc:
             self.last_error = describe(exc)
             self._event("failed", error=self.last_error)
@@ -282,6 +288,7 @@ class Link:
         finally:
             self.client = None
             self._lost = None
+            self._opening = None
 
     def _where(self) -> dict[str, Any]:
         config = self.config
@@ -293,6 +300,7 @@ class Link:
         connected_with: list[Any] = []
         client = self._client(connected_with.append)
         async with client:
+            self._opening = None  # open: from now on, a loss ends it the usual way
             lost = self._lost = anyio.Event()
             if self.removed or self._manual:
                 return

@@ -104,6 +104,7 @@ async def test_a_stdio_server_that_dies_is_restarted_and_the_trace_shows_it() ->
         servers = [config, stdio("hello", HELLO)]
         async with Manager(servers, backoff=FAST, trace=True, on_trace=on_trace) as manager:
             await manager.wait_for("m", "connected", LIMIT)
+            await manager.wait_for("hello", "connected", LIMIT)
             first = int(only_text(await manager.call_tool("m.pid")))
             outcome: dict[str, BaseException] = {}
 
@@ -212,7 +213,7 @@ async def test_a_list_change_refreshes_the_tools(era: str) -> None:
 
 async def test_a_server_that_never_answers_times_out_alone() -> None:
     with anyio.fail_after(LIMIT):
-        silent = stdio("silent", SILENT, connect_timeout=1.0, max_reconnect_attempts=0)
+        silent = stdio("silent", SILENT, connect_timeout=4.0, max_reconnect_attempts=0)
         async with Manager([silent, stdio("hello", HELLO)]) as manager:
             await manager.wait_for("hello", "connected", LIMIT)
             assert only_text(await manager.call_tool("hello.HelloTool", {"value": "c"}))
@@ -226,6 +227,11 @@ async def test_a_server_that_never_answers_times_out_alone() -> None:
             # A manual reconnect tries again, though the retries were used up.
             manager.reconnect("silent")
             await manager.wait_for("silent", "connecting", LIMIT)
+            # Removing it while it opens abandons the attempt at once (the 4 s
+            # connect timeout would outlast the 2 s).
+            with anyio.fail_after(2):
+                await manager.remove("silent")
+            assert manager.servers == ["hello"]
 
 
 async def test_a_server_that_writes_garbage_fails_alone() -> None:
