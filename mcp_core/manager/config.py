@@ -21,7 +21,8 @@ the other two; until then ``oauth`` is refused with a clear error.
                    "auth": {"type": "token", "token": "..."}}}}
 
 ``servers`` is accepted for ``mcpServers``, and so is ``type`` (``stdio``, ``http``,
-``streamable-http``, ``sse``) for ``transport``, as other clients write them. An entry
+``streamable-http``, ``sse``) for ``transport``, as other clients write them
+(``http`` is accepted as a ``transport`` too). An entry
 with ``"disabled": true`` is skipped. Our own keys are ``transport``, ``auth``,
 ``autoReconnect``, ``maxReconnectAttempts``, ``connectTimeout``, ``requestTimeout``
 and ``trace`` (snake_case works too); keys we do not know are ignored, since each
@@ -181,7 +182,9 @@ def server_config(name: str, entry: Any) -> ServerConfig:
     if not isinstance(entry, dict):
         raise ConfigError(f"server {name!r}: its entry must be an object")
     fields = {_SNAKE.get(key, key): value for key, value in entry.items()}
-    if "transport" not in fields and "type" in fields:
+    if fields.get("transport") in _TYPE_ALIASES:  # "http" and the like
+        fields["transport"] = _TYPE_ALIASES[fields["transport"]]
+    elif "transport" not in fields and "type" in fields:
         alias = _TYPE_ALIASES.get(str(fields["type"]))
         if alias is None:
             raise ConfigError(f"server {name!r}: unknown type {fields['type']!r}")

@@ -16,7 +16,9 @@ the connection and starts again at once with fresh retries.
 
 While connected, a 2026-07-28 server whose capabilities declare ``listChanged``
 gets a ``subscriptions/listen`` stream for its lists, so its list changes reach
-the catalog as a legacy server's do.
+the catalog as a legacy server's do; that stream failing with the connection
+counts as a loss too. (A stream the HTTP client resumes after a break does not:
+an idle HTTP server's death shows at the next request.)
 """
 
 from __future__ import annotations
@@ -334,7 +336,10 @@ class Link:
             async with listening:
                 await anyio.sleep_forever()
         except Exception as exc:
-            self._event("listening failed", error=describe(exc))
+            # The stream breaking with the connection is how an idle HTTP server's
+            # death shows: reconnect, as for a request.
+            if not self.failed_request(exc):
+                self._event("listening failed", error=describe(exc))
 
     def _client(self, seen: Callable[[Any], None]) -> Client:
         config = self.config
@@ -383,6 +388,8 @@ class Link:
     def failed_request(self, exc: BaseException) -> bool:
         """A request on this connection raised ``exc``: whether it means the
         connection is gone (then it is marked lost, and reconnects)."""
+        while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+            exc = exc.exceptions[0]  # what a task group wrapped
         if not isinstance(exc, ConnectionClosed) or isinstance(exc, HttpStatusError):
             return False
         self.lose(describe(exc))

@@ -73,6 +73,8 @@ def test_a_token_in_a_header_of_its_own() -> None:
 def test_servers_is_accepted_for_mcp_servers() -> None:
     (server,) = parse_servers('{"servers": {"a": {"url": "http://h/mcp", "type": "http"}}}')
     assert server.transport == "streamable-http"
+    (server,) = parse_servers('{"servers": {"a": {"url": "http://h/mcp", "transport": "http"}}}')
+    assert server.transport == "streamable-http"
 
 
 @pytest.mark.parametrize(
