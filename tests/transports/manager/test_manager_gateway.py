@@ -33,7 +33,8 @@ ERAS = pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
 
 
 @ERAS
-async def test_the_union_as_one_server_with_list_changes(era: str) -> None:
+@pytest.mark.parametrize("upstream_era", ["2026-07-28", "2025-11-25"])
+async def test_the_union_as_one_server_with_list_changes(era: str, upstream_era: str) -> None:
     with anyio.fail_after(LIMIT):
         changed = anyio.Event()
 
@@ -42,8 +43,10 @@ async def test_the_union_as_one_server_with_list_changes(era: str) -> None:
                 changed.set()
 
         servers = [stdio("hello", HELLO), stdio("m", MANAGER_SERVER)]
-        async with Manager(servers) as manager:
+        upstream = {"revisions": (upstream_era,)}
+        async with Manager(servers, client_options=upstream) as manager:
             await manager.wait_ready()
+            assert manager.status_of("m").revision == upstream_era
             gateway = gateway_server(manager)
             async with Client(pipe(gateway), revisions=(era,), on_notification=note) as client:
                 assert client.revision == era
