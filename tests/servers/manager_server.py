@@ -6,7 +6,7 @@ HTTP with ``mcp-core serve --transport http``).
 Tools: ``pid`` (its process id), ``whoami`` (its --name), ``block`` (never
 returns: a call in flight to cut), ``count`` (reports progress), ``grow`` (adds a
 tool, so the list changes), ``shout`` (logs its text, then asks the client for a
-sampling answer and for its roots) and an echo tool for each ``--tool`` (names that
+sampling answer, its roots and a form) and an echo tool for each ``--tool`` (names that
 collide in a union). The arguments also come from MANAGER_SERVER_ARGS, for
 ``mcp-core serve``, which takes none.
 """
@@ -74,8 +74,10 @@ async def shout(text: str, ctx: Context) -> str:
     await ctx.info(text)
     sampled = await ctx.sample(text, max_tokens=5)
     roots = await ctx.list_roots()
+    form = await ctx.elicit(text, {"type": "object", "properties": {"who": {"type": "string"}}})
     answer = getattr(sampled.content, "text", "?")
-    return f"{answer} {[root.uri for root in roots.roots]}"
+    who = (form.content or {}).get("who") if form.action == "accept" else form.action
+    return f"{answer} {[root.uri for root in roots.roots]} {who}"
 
 
 for extra in options.tool:

@@ -16,7 +16,13 @@ from manager_helpers import FAST, LIMIT, MANAGER_SERVER, http_server, stdio
 from runtime_helpers import only_text
 
 from mcp_core.manager import ServerConfig, TraceEntry
-from mcp_core.types import CreateMessageResult, ListRootsResult, Root, TextContent
+from mcp_core.types import (
+    CreateMessageResult,
+    ElicitResult,
+    ListRootsResult,
+    Root,
+    TextContent,
+)
 from transports.manager import CallInterrupted, Manager, ServerUnavailable, UnknownName
 
 pytestmark = pytest.mark.anyio
@@ -245,7 +251,8 @@ async def test_a_server_that_writes_garbage_fails_alone() -> None:
             assert only_text(await manager.call_tool("hello.HelloTool", {"value": "d"}))
 
 
-async def test_callbacks_are_told_which_server_asked() -> None:
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+async def test_callbacks_are_told_which_server_asked(era: str) -> None:
     with anyio.fail_after(LIMIT):
         logs: list[tuple[str, Any]] = []
 
@@ -257,18 +264,25 @@ async def test_callbacks_are_told_which_server_asked() -> None:
         def roots(server: str) -> ListRootsResult:
             return ListRootsResult(roots=[Root(uri=f"file:///{server}")])
 
+        def elicitation(server: str, params: Any) -> ElicitResult:
+            return ElicitResult(action="accept", content={"who": f"user-of-{server}"})
+
         servers = [stdio("one", MANAGER_SERVER), stdio("two", MANAGER_SERVER)]
         async with Manager(
             servers,
             sampling=sampling,
             roots=roots,
+            elicitation=elicitation,
+            client_options={"revisions": (era,)},
             on_log=lambda server, params: logs.append((server, params.data)),
         ) as manager:
             await manager.wait_ready()
             for server in ("one", "two"):
                 await manager.client(server).set_logging_level("info")
                 result = await manager.call_tool(f"{server}.shout", {"text": f"hi {server}"})
-                assert only_text(result) == f"sampled-by-{server} ['file:///{server}']"
+                assert only_text(result) == (
+                    f"sampled-by-{server} ['file:///{server}'] user-of-{server}"
+                )
             await manager.wait_until(lambda: len({s for s, _ in logs}) == 2, LIMIT)
             assert ("one", "hi one") in logs and ("two", "hi two") in logs
 
