@@ -13,8 +13,8 @@ What passes through:
   gateway client's progress token;
 - cancellation: a client cancelling its call cancels the handler, whose wait on the
   upstream sends the upstream a cancellation in turn;
-- list changes: an upstream's list change, or its reconnect, becomes a list change
-  of the gateway.
+- list changes: an upstream's list change, or its going away or coming back,
+  becomes a list change of the gateway.
 
 A call to a server that is not connected, or whose connection broke during the
 call, is a tool result with ``isError`` that says so (the model can read it); an

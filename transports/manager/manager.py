@@ -70,7 +70,8 @@ class Manager:
             notification (list changes included, after the catalog saw them).
         on_status: ``fn(status)`` after every change of a connection's state.
         on_list_changed: ``fn(server, kind)`` when a server's list of ``kind``
-            ("tools", "resources", "prompts") changed or it reconnected (kind None).
+            ("tools", "resources", "prompts") changed, or (kind None) it
+            connected or went away, taking its lists in or out of the union.
         trace: keep a message trace of every server (each server's config can
             turn it on for that server alone).
         trace_capacity: entries each server's trace keeps.
@@ -125,6 +126,7 @@ class Manager:
         self._list_timeout = list_timeout
         self._client_options = dict(client_options or {})
         self._links: dict[str, Link] = {}
+        self._up: set[str] = set()  # the servers connected, as last seen
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._tg: TaskGroup | None = None
         self._changed = anyio.Event()
@@ -250,6 +252,13 @@ class Manager:
         return self._link(server).status()
 
     def _status_changed(self, link: Link) -> None:
+        # A server going away takes its tools out of the union: a list change too.
+        if link.state == "connected":
+            self._up.add(link.name)
+        elif link.name in self._up:
+            self._up.discard(link.name)
+            if self.on_list_changed is not None:
+                self.on_list_changed(link.name, None)
         self._wake_waiters()
         if self._on_status is not None:
             self._on_status(link.status())

@@ -14,11 +14,11 @@ from typing import Any
 import anyio
 import paths
 import pytest
-from manager_helpers import ENV, FAST, LIMIT, MANAGER_SERVER, stdio
+from manager_helpers import ENV, LIMIT, MANAGER_SERVER, stdio
 from runtime_helpers import only_text
 
 from mcp_core import McpError
-from mcp_core.manager import TraceEntry
+from mcp_core.manager import Backoff, TraceEntry
 from mcp_core.session import ProgressReceived
 from mcp_core.wire import INVALID_PARAMS
 from transports import Client
@@ -101,15 +101,20 @@ async def test_progress_and_cancellation_pass_through() -> None:
 async def test_the_gateway_survives_an_upstream_restart() -> None:
     with anyio.fail_after(LIMIT):
         changes: list[str] = []
+        went = anyio.Event()
         reconnected = anyio.Event()
 
         def note(method: str, params: Any) -> None:
             changes.append(method)
             if len(changes) >= 3:
+                went.set()
+            if len(changes) >= 6:  # three lists when it went away, three when it came back
                 reconnected.set()
 
         config = stdio("m", MANAGER_SERVER, max_reconnect_attempts=10)
-        async with Manager([config], backoff=FAST) as manager:
+        # Long enough a wait that the outage outlasts the checks made during it.
+        backoff = Backoff(initial=1.5, maximum=1.5, jitter=0.0)
+        async with Manager([config], backoff=backoff) as manager:
             await manager.wait_ready()
             # A legacy session: its list changes need no subscriptions/listen.
             gateway = gateway_server(manager)
@@ -120,8 +125,11 @@ async def test_the_gateway_survives_an_upstream_restart() -> None:
                 await manager.wait_until(lambda: manager.status_of("m").state != "connected")
                 down = await client.call_tool("m.pid")
                 assert down.is_error is True and "'m'" in only_text(down)
+                # Its tools have left the union, and the client was told.
+                await went.wait()
+                assert "m.pid" not in [tool.name async for tool in client.iter_tools()]
                 await manager.wait_for("m", "connected", LIMIT)
-                await reconnected.wait()  # a reconnect changes every list
+                await reconnected.wait()
                 assert sorted(set(changes)) == [
                     "notifications/prompts/list_changed",
                     "notifications/resources/list_changed",
