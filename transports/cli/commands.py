@@ -7,6 +7,10 @@
                                            restarts it when a .py file changes
     mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server (URL, TARGET or command)
     mcp-core list SERVER [KIND]            list its tools, resources or prompts
+    mcp-core list --config FILE [SERVER]   the same for the servers of an mcpServers file
+    mcp-core call --config FILE server.tool  call a tool of one of those servers
+    mcp-core status --config FILE          how the connection to each of them goes
+    mcp-core gateway --config FILE         serve all of them as one server (stdio or http)
     mcp-core read SERVER URI               read a resource
     mcp-core prompt SERVER NAME [--arg k=v] get a prompt
     mcp-core inspect SERVER                everything the server offers, schemas included
@@ -354,7 +358,7 @@ def _add_connection(parser: argparse.ArgumentParser, json_help: str) -> None:
 
 def _configure_call(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
-    parser.add_argument("tool", metavar="TOOL", help="the tool's name")
+    parser.add_argument("tool", metavar="TOOL", nargs="?", help="the tool's name")
     parser.add_argument(
         "--arg",
         action="append",
@@ -382,26 +386,96 @@ def _configure_call(parser: argparse.ArgumentParser) -> None:
         "stderr until the result",
     )
     _add_connection(parser, "print the whole result as JSON")
+    _add_many(parser)
 
 
 def _run_call(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        from .many import run_many_call
+
+        return run_many_call(args)
+    if args.tool is None:
+        _error("name a TOOL (or give --config FILE and server.tool)")
+        return 2
     from .client import run_call
 
     return run_call(args)
 
 
 def _configure_list(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    parser.add_argument("server", metavar="SERVER", nargs="?", help=_SERVER_HELP)
     parser.add_argument(
         "kind", nargs="?", choices=_LIST_KINDS, default="tools", help="what to list (default tools)"
     )
     _add_connection(parser, "print the whole list as JSON")
+    _add_many(parser)
 
 
 def _run_list(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        from .many import run_many_list
+
+        return run_many_list(args)
+    if args.server is None:
+        _error("name a SERVER (or give --config FILE)")
+        return 2
     from .client import run_list
 
     return run_list(args)
+
+
+_CONFIG_HELP = (
+    "an mcpServers JSON file (as `mcp-core config` prints): talk to its servers at once, "
+    "SERVER being one of its names (list) or TOOL being server.tool (call)"
+)
+
+
+def _add_many(parser: argparse.ArgumentParser) -> None:
+    """The options of the commands that take many servers from a file."""
+    parser.add_argument("--config", metavar="FILE", help=_CONFIG_HELP)
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="with --config: print every message and connection event on stderr",
+    )
+
+
+def _configure_status(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", required=True, help="an mcpServers JSON file")
+    parser.add_argument("--json", action="store_true", help="print the states as JSON")
+    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
+
+
+def _run_status(args: argparse.Namespace) -> int:
+    from .many import run_status
+
+    return run_status(args)
+
+
+def _configure_gateway(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", required=True, help="an mcpServers JSON file")
+    parser.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="stdio",
+        help="stdio (default), or streamable HTTP at http://HOST:PORT/PATH",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP: the address (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP: the port (8000; 0: any)")
+    parser.add_argument("--path", default="/mcp", help="HTTP: the endpoint's path (/mcp)")
+    parser.add_argument(
+        "--backend", choices=("asyncio", "trio"), default="asyncio", help="the event loop"
+    )
+    parser.add_argument("--timeout", type=_positive_float, metavar="SECONDS", help=_TIMEOUT_HELP)
+    parser.add_argument(
+        "--trace", action="store_true", help="print every upstream message on stderr"
+    )
+
+
+def _run_gateway(args: argparse.Namespace) -> int:
+    from .many import run_gateway
+
+    return run_gateway(args)
 
 
 def _configure_read(parser: argparse.ArgumentParser) -> None:
@@ -473,6 +547,18 @@ COMMANDS: list[Command] = [
         help="list the tools, resources or prompts of a server",
         configure=_configure_list,
         handler=_run_list,
+    ),
+    Command(
+        name="status",
+        help="connect to every server of an mcpServers file and show each connection's state",
+        configure=_configure_status,
+        handler=_run_status,
+    ),
+    Command(
+        name="gateway",
+        help="serve the servers of an mcpServers file as one server, tools named server.tool",
+        configure=_configure_gateway,
+        handler=_run_gateway,
     ),
     Command(
         name="read",

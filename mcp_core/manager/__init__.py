@@ -1,0 +1,64 @@
+"""The policies of a client manager (many servers at once), without I/O.
+
+- `config`: `ServerConfig`, one server (URL or command, transport, headers, auth,
+  reconnection, timeouts), and `parse_servers`, the ``mcpServers`` JSON of
+  desktop clients;
+- `backoff`: `Backoff` and `Retries`, when to try a lost server again;
+- `names`: ``server.tool`` names, safe mode, collisions (`assign_names`);
+- `catalog`: `Catalog`, each server's listings cached (list changes, reconnects,
+  2026-07-28 ``ttlMs``) and their union;
+- `trace`: `Trace`, a bounded record of the messages of each connection;
+- `gateway`: `Gateway`, a Server whose lists are the union (it tells its clients
+  when they change).
+
+The manager that runs them on anyio is `transports.manager`.
+"""
+
+from .backoff import DEFAULT_BACKOFF, Backoff, Retries
+from .catalog import KINDS, Catalog, Entry, Kind, changed_kind, ttl_of
+from .config import (
+    TRANSPORTS,
+    Auth,
+    ConfigError,
+    NoAuth,
+    ServerConfig,
+    TokenAuth,
+    Transport,
+    parse_servers,
+    server_config,
+)
+from .gateway import Gateway
+from .names import MAX_SAFE_LENGTH, Collision, Names, assign_names, describe, sanitise
+from .trace import REDACTED, Trace, TraceEntry, redact_headers
+
+__all__ = [
+    "DEFAULT_BACKOFF",
+    "KINDS",
+    "MAX_SAFE_LENGTH",
+    "REDACTED",
+    "TRANSPORTS",
+    "Auth",
+    "Backoff",
+    "Catalog",
+    "Collision",
+    "ConfigError",
+    "Entry",
+    "Gateway",
+    "Kind",
+    "Names",
+    "NoAuth",
+    "Retries",
+    "ServerConfig",
+    "TokenAuth",
+    "Trace",
+    "TraceEntry",
+    "Transport",
+    "assign_names",
+    "changed_kind",
+    "describe",
+    "parse_servers",
+    "redact_headers",
+    "sanitise",
+    "server_config",
+    "ttl_of",
+]

@@ -1,0 +1,224 @@
+"""Which servers a client manager talks to, and how: `ServerConfig`.
+
+A server is reached by a ``url`` (streamable HTTP, or the HTTP+SSE transport of
+2024-11-05) or by a ``command`` with ``args``, ``env`` and ``cwd`` (stdio). Its
+``transport`` is ``auto`` (a URL: streamable HTTP, falling back to HTTP+SSE; a
+command: stdio) or pinned: ``streamable-http``, ``sse``, ``stdio``.
+
+Authorization per server is ``auth``: `NoAuth` (the default) or `TokenAuth` (a token
+sent as ``Authorization: Bearer <token>``, or in a header of your choice); any other
+header goes in ``headers``. The field is a tagged union on ``type``, so the OAuth
+flow can join it as one more member (``{"type": "oauth", ...}``) without changing
+the other two; until then ``oauth`` is refused with a clear error.
+
+`parse_servers` reads the ``mcpServers`` JSON desktop clients use (what
+``mcp-core config`` prints)::
+
+    {"mcpServers": {
+        "hello": {"command": "/usr/bin/python3", "args": ["-m", "transports", "serve", "hello.py"],
+                  "env": {"PYTHONPATH": "/src"}},
+        "remote": {"url": "https://example.com/mcp", "headers": {"X-Team": "a"},
+                   "auth": {"type": "token", "token": "..."}}}}
+
+``servers`` is accepted for ``mcpServers``, and so is ``type`` (``stdio``, ``http``,
+``streamable-http``, ``sse``) for ``transport``, as other clients write them
+(``http`` is accepted as a ``transport`` too). An entry
+with ``"disabled": true`` is skipped. Our own keys are ``transport``, ``auth``,
+``autoReconnect``, ``maxReconnectAttempts``, ``connectTimeout``, ``requestTimeout``
+and ``trace`` (snake_case works too); keys we do not know are ignored, since each
+desktop client adds its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+import msgspec
+
+__all__ = [
+    "TRANSPORTS",
+    "Auth",
+    "ConfigError",
+    "NoAuth",
+    "ServerConfig",
+    "TokenAuth",
+    "Transport",
+    "parse_servers",
+    "server_config",
+]
+
+Transport = Literal["auto", "streamable-http", "sse", "stdio"]
+TRANSPORTS: Final[tuple[str, ...]] = ("auto", "streamable-http", "sse", "stdio")
+
+_TYPE_ALIASES: Final = {
+    "stdio": "stdio",
+    "http": "streamable-http",
+    "streamable-http": "streamable-http",
+    "streamableHttp": "streamable-http",
+    "sse": "sse",
+}
+
+
+class ConfigError(ValueError):
+    """A server configuration that cannot be used; the message names the server."""
+
+
+class NoAuth(msgspec.Struct, frozen=True, tag_field="type", tag="none"):
+    """No authorization (beyond whatever ``headers`` carry)."""
+
+
+class TokenAuth(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="token"):
+    """A token sent with every HTTP request.
+
+    Attributes:
+        token: the token.
+        header: the header it goes in.
+        scheme: what comes before it in the header ("" for the bare token).
+    """
+
+    token: str
+    header: str = "Authorization"
+    scheme: str = "Bearer"
+
+    def __repr__(self) -> str:  # never show the token
+        return f"TokenAuth(token=<redacted>, header={self.header!r})"
+
+
+Auth = NoAuth | TokenAuth
+"""How a server is authorized. The OAuth flow will be one more member."""
+
+
+class ServerConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """One server of a client manager.
+
+    Attributes:
+        name: what the manager calls it; the prefix of its tools' names.
+        url: its MCP endpoint (http or https), for HTTP.
+        command: the program that starts it, for stdio.
+        args: the program's arguments.
+        env: environment variables for the program.
+        cwd: the program's working directory.
+        transport: "auto", "streamable-http", "sse" or "stdio".
+        headers: extra HTTP headers for every request.
+        auth: `NoAuth` or `TokenAuth`.
+        auto_reconnect: reconnect, with backoff, when the connection is lost.
+        max_reconnect_attempts: retries before giving up (a manual reconnect
+            starts again).
+        connect_timeout: seconds the connection and handshake may take.
+        request_timeout: seconds a request may take (None: no limit).
+        trace: keep a message trace of this server from the start.
+    """
+
+    name: str
+    url: str | None = None
+    command: str | None = None
+    args: list[str] = msgspec.field(default_factory=list)
+    env: dict[str, str] = msgspec.field(default_factory=dict)
+    cwd: str | None = None
+    transport: Transport = "auto"
+    headers: dict[str, str] = msgspec.field(default_factory=dict)
+    auth: Auth = NoAuth()
+    auto_reconnect: bool = True
+    max_reconnect_attempts: int = 5
+    connect_timeout: float = 30.0
+    request_timeout: float | None = None
+    trace: bool = False
+
+    def __post_init__(self) -> None:
+        where = f"server {self.name!r}"
+        if not self.name:
+            raise ConfigError("a server needs a name")
+        if (self.url is None) == (self.command is None):
+            raise ConfigError(f"{where}: give either a url or a command")
+        if self.url is not None:
+            if not self.url.lower().startswith(("http://", "https://")):
+                raise ConfigError(f"{where}: the url must be http:// or https://, not {self.url!r}")
+            if self.transport == "stdio":
+                raise ConfigError(f"{where}: the stdio transport needs a command, not a url")
+        elif self.transport in ("streamable-http", "sse"):
+            raise ConfigError(f"{where}: the {self.transport} transport needs a url")
+        elif self.headers or not isinstance(self.auth, NoAuth):
+            raise ConfigError(f"{where}: headers and auth only apply to a server with a url")
+        if self.max_reconnect_attempts < 0:
+            raise ConfigError(f"{where}: maxReconnectAttempts must not be negative")
+        if not self.connect_timeout > 0:
+            raise ConfigError(f"{where}: connectTimeout must be more than 0")
+        if self.request_timeout is not None and not self.request_timeout > 0:
+            raise ConfigError(f"{where}: requestTimeout must be more than 0")
+
+    @property
+    def kind(self) -> str:
+        """The transport this entry ends up with: "stdio", or "http" for a url
+        ("auto": streamable HTTP, then HTTP+SSE)."""
+        return "stdio" if self.command is not None else "http"
+
+    def request_headers(self) -> dict[str, str]:
+        """The headers of every HTTP request, authorization included."""
+        headers = dict(self.headers)
+        if isinstance(self.auth, TokenAuth):
+            scheme = f"{self.auth.scheme} " if self.auth.scheme else ""
+            headers[self.auth.header] = scheme + self.auth.token
+        return headers
+
+
+_SNAKE: Final = {
+    "auto_reconnect": "autoReconnect",
+    "max_reconnect_attempts": "maxReconnectAttempts",
+    "connect_timeout": "connectTimeout",
+    "request_timeout": "requestTimeout",
+}
+_KNOWN: Final = frozenset(
+    {"url", "command", "args", "env", "cwd", "transport", "headers", "auth", "trace"}
+    | set(_SNAKE.values())
+)
+
+
+def server_config(name: str, entry: Any) -> ServerConfig:
+    """One entry of an ``mcpServers`` object as a ServerConfig.
+
+    Raises:
+        ConfigError: what is wrong with it.
+    """
+    if not isinstance(entry, dict):
+        raise ConfigError(f"server {name!r}: its entry must be an object")
+    fields = {_SNAKE.get(key, key): value for key, value in entry.items()}
+    if fields.get("transport") in _TYPE_ALIASES:  # "http" and the like
+        fields["transport"] = _TYPE_ALIASES[fields["transport"]]
+    elif "transport" not in fields and "type" in fields:
+        alias = _TYPE_ALIASES.get(str(fields["type"]))
+        if alias is None:
+            raise ConfigError(f"server {name!r}: unknown type {fields['type']!r}")
+        fields["transport"] = alias
+    auth = fields.get("auth")
+    if isinstance(auth, dict) and auth.get("type") == "oauth":
+        raise ConfigError(f"server {name!r}: OAuth is not supported here yet; use a token")
+    known = {key: value for key, value in fields.items() if key in _KNOWN}
+    try:
+        return msgspec.convert({"name": name, **known}, ServerConfig)
+    except msgspec.ValidationError as exc:
+        text = str(exc)  # a ConfigError of __post_init__ comes wrapped, its text whole
+        raise ConfigError(
+            text if text.startswith("server ") else f"server {name!r}: {text}"
+        ) from None
+
+
+def parse_servers(data: bytes | str) -> list[ServerConfig]:
+    """The servers of an ``mcpServers`` JSON document, in its order.
+
+    Raises:
+        ConfigError: not JSON, no ``mcpServers`` object, or a bad entry.
+    """
+    try:
+        document = msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise ConfigError(f"not JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise ConfigError("the configuration must be a JSON object with mcpServers")
+    servers = document.get("mcpServers", document.get("servers"))
+    if not isinstance(servers, dict):
+        raise ConfigError('no "mcpServers" object in the configuration')
+    return [
+        server_config(name, entry)
+        for name, entry in servers.items()
+        if not (isinstance(entry, dict) and entry.get("disabled") is True)
+    ]

@@ -1,0 +1,90 @@
+"""A server for the client manager's tests, run in a process of its own (stdio, or
+HTTP with ``mcp-core serve --transport http``).
+
+    python manager_server.py [--name NAME] [--tool EXTRA ...]
+
+Tools: ``pid`` (its process id), ``whoami`` (its --name), ``block`` (never
+returns: a call in flight to cut), ``count`` (reports progress), ``grow`` (adds a
+tool, so the list changes), ``shout`` (logs its text, then asks the client for a
+sampling answer, its roots and a form) and an echo tool for each ``--tool`` (names that
+collide in a union). The arguments also come from MANAGER_SERVER_ARGS, for
+``mcp-core serve``, which takes none.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+
+import anyio
+
+from mcp_core import Context, Server
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--name", default="manager-server")
+parser.add_argument("--tool", action="append", default=[])
+options = parser.parse_args(
+    shlex.split(os.environ.get("MANAGER_SERVER_ARGS", ""))
+    if __name__ != "__main__"
+    else sys.argv[1:]
+)
+
+server = Server(options.name, "1.0.0")
+
+
+@server.tool()
+def pid() -> int:
+    """This server's process id."""
+    return os.getpid()
+
+
+@server.tool()
+def whoami() -> str:
+    """This server's name."""
+    return options.name
+
+
+@server.tool()
+async def block() -> str:
+    """Never answer."""
+    await anyio.sleep_forever()
+    return "unreachable"
+
+
+@server.tool()
+async def count(n: int, ctx: Context) -> str:
+    """Report progress from 1 to ``n``."""
+    for step in range(1, n + 1):
+        await ctx.report_progress(step, n, f"step {step}")
+    return f"counted {n}"
+
+
+@server.tool()
+def grow(name: str) -> str:
+    """Add a tool called ``name``."""
+    server.add_tool(lambda: name, name=name, description="Grown at run time.")
+    return f"added {name}"
+
+
+@server.tool()
+async def shout(text: str, ctx: Context) -> str:
+    """Log ``text``, then ask the client to sample and for its roots."""
+    await ctx.info(text)
+    sampled = await ctx.sample(text, max_tokens=5)
+    roots = await ctx.list_roots()
+    form = await ctx.elicit(text, {"type": "object", "properties": {"who": {"type": "string"}}})
+    answer = getattr(sampled.content, "text", "?")
+    who = (form.content or {}).get("who") if form.action == "accept" else form.action
+    return f"{answer} {[root.uri for root in roots.roots]} {who}"
+
+
+for extra in options.tool:
+    server.add_tool(lambda extra=extra: f"{options.name}:{extra}", name=extra)
+
+
+if __name__ == "__main__":
+    from transports import run_stdio
+
+    run_stdio(server)
