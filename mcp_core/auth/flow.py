@@ -201,8 +201,18 @@ class OAuthFlow(DiscoverySteps, TokenSteps):
         return self._pending if self.stage is Stage.AUTHORIZING else None
 
     @classmethod
-    def resume(cls, config: OAuthConfig, pending: PendingAuthorization) -> OAuthFlow:
-        """A flow waiting for the redirect of ``pending``; then `redirected`."""
+    def resume(
+        cls,
+        config: OAuthConfig,
+        pending: PendingAuthorization,
+        stored: Credentials | None = None,
+    ) -> OAuthFlow:
+        """A flow waiting for the redirect of ``pending``; then `redirected`.
+
+        ``stored`` is what the store holds for the issuer, if known: the record
+        the flow stores its new tokens into, so that tokens it holds for other
+        servers are kept.
+        """
         flow = cls(config, pending.server_url)
         flow.resource = pending.resource
         flow._issuer = pending.issuer
@@ -210,9 +220,15 @@ class OAuthFlow(DiscoverySteps, TokenSteps):
         flow._prm = pending.prm
         flow._pending = pending
         flow._authorizations = pending.authorizations
-        flow._credentials = Credentials(
-            issuer=pending.issuer, client=pending.client if pending.client.issuer else None
-        )
+        registered = pending.client if pending.client.issuer else None
+        if stored is not None and stored.issuer == pending.issuer:
+            flow._credentials = Credentials(
+                issuer=pending.issuer,
+                client=registered or stored.client,
+                tokens=dict(stored.tokens),
+            )
+        else:
+            flow._credentials = Credentials(issuer=pending.issuer, client=registered)
         flow.stage = Stage.AUTHORIZING
         return flow
 
