@@ -108,7 +108,9 @@ class OAuthAuth(
         mode: how the user is sent to the authorization server: "browser" (the
             system browser, the redirect caught on the loopback port), "headless"
             (the URL printed on stderr, the redirected URL read from stdin) or
-            "auto" (the browser where one can be opened).
+            "auto" (the browser where one can be opened). Headless mode reads the
+            process's stdin, so not in a ``gateway`` over stdio, whose stdin carries
+            MCP: authorize first (``mcp-core call --config``); the token is stored.
         store: the directory credentials are kept in (None: the command line's,
             ``$MCP_CORE_OAUTH_DIR`` or ``~/.cache/mcp-core/oauth``).
     """
