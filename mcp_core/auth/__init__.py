@@ -2,7 +2,10 @@
 2026-07-28 basic/authorization).
 
 Client side, all pure: `flow` is the state machine an adapter drives (`OAuthFlow`,
-configured by `config.OAuthConfig`, answering with the actions of `actions`);
+configured by `config.OAuthConfig`, answering with the actions of `actions`), built
+on `flow_state` (what it remembers, the rules of its HTTP requests),
+`flow_discovery` (from a challenge to the issuer's metadata) and `flow_tokens`
+(client ids, the user's authorization, grants, refresh, token answers);
 `discovery` finds and checks the metadata; `registration` obtains a client id;
 `tokens` builds token requests and reads their answers; `grants` the grants with no
 user (client credentials, jwt-bearer, token exchange); `pkce` makes the code

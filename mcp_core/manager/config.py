@@ -5,11 +5,11 @@ A server is reached by a ``url`` (streamable HTTP, or the HTTP+SSE transport of
 ``transport`` is ``auto`` (a URL: streamable HTTP, falling back to HTTP+SSE; a
 command: stdio) or pinned: ``streamable-http``, ``sse``, ``stdio``.
 
-Authorization per server is ``auth``: `NoAuth` (the default) or `TokenAuth` (a token
-sent as ``Authorization: Bearer <token>``, or in a header of your choice); any other
-header goes in ``headers``. The field is a tagged union on ``type``, so the OAuth
-flow can join it as one more member (``{"type": "oauth", ...}``) without changing
-the other two; until then ``oauth`` is refused with a clear error.
+Authorization per server is ``auth``, a tagged union on ``type``: `NoAuth` (the
+default), `TokenAuth` (a token sent as ``Authorization: Bearer <token>``, or in a
+header of your choice) or `OAuthAuth` (``{"type": "oauth", ...}``: the OAuth 2.1
+flow, its credentials kept in a directory so the user authorizes once per server);
+any other header goes in ``headers``.
 
 `parse_servers` reads the ``mcpServers`` JSON desktop clients use (what
 ``mcp-core config`` prints)::
@@ -18,7 +18,9 @@ the other two; until then ``oauth`` is refused with a clear error.
         "hello": {"command": "/usr/bin/python3", "args": ["-m", "transports", "serve", "hello.py"],
                   "env": {"PYTHONPATH": "/src"}},
         "remote": {"url": "https://example.com/mcp", "headers": {"X-Team": "a"},
-                   "auth": {"type": "token", "token": "..."}}}}
+                   "auth": {"type": "token", "token": "..."}},
+        "files": {"url": "https://files.example.com/mcp",
+                  "auth": {"type": "oauth", "scopes": ["files:read"], "mode": "headless"}}}}
 
 ``servers`` is accepted for ``mcpServers``, and so is ``type`` (``stdio``, ``http``,
 ``streamable-http``, ``sse``) for ``transport``, as other clients write them
@@ -40,6 +42,7 @@ __all__ = [
     "Auth",
     "ConfigError",
     "NoAuth",
+    "OAuthAuth",
     "ServerConfig",
     "TokenAuth",
     "Transport",
@@ -84,8 +87,56 @@ class TokenAuth(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag
         return f"TokenAuth(token=<redacted>, header={self.header!r})"
 
 
-Auth = NoAuth | TokenAuth
-"""How a server is authorized. The OAuth flow will be one more member."""
+OAuthMode = Literal["auto", "browser", "headless"]
+
+
+class OAuthAuth(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="oauth", rename="camel"
+):
+    """The OAuth 2.1 flow (discovery from the server's challenge, registration
+    when no client id is given, the code flow with PKCE, refresh).
+
+    Attributes:
+        client_id: a pre-registered client id (None: registered, or a metadata URL).
+        client_secret: its secret, for a confidential client.
+        client_metadata_url: an https URL of this client's metadata document.
+        client_name: the name registered.
+        scopes: scopes to ask for when the server's challenge names none.
+        redirect_port: the port of the loopback redirect URI
+            ``http://127.0.0.1:PORT/callback`` (None: one derived from the
+            server's URL, stable for it).
+        mode: how the user is sent to the authorization server: "browser" (the
+            system browser, the redirect caught on the loopback port), "headless"
+            (the URL printed on stderr, the redirected URL read from stdin) or
+            "auto" (the browser where one can be opened). Headless mode reads the
+            process's stdin, so not in a ``gateway`` over stdio, whose stdin carries
+            MCP: authorize first (``mcp-core call --config``); the token is stored.
+        store: the directory credentials are kept in (None: the command line's,
+            ``$MCP_CORE_OAUTH_DIR`` or ``~/.cache/mcp-core/oauth``).
+    """
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    client_metadata_url: str | None = None
+    client_name: str = "mcp-core"
+    scopes: list[str] | None = None
+    redirect_port: int | None = None
+    mode: OAuthMode = "auto"
+    store: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.redirect_port is not None and not 0 < self.redirect_port < 65536:
+            raise ConfigError(f"redirectPort must be a port (1 to 65535), not {self.redirect_port}")
+
+    def __repr__(self) -> str:  # never show the secret
+        secret = "<redacted>" if self.client_secret is not None else None
+        return (
+            f"OAuthAuth(client_id={self.client_id!r}, client_secret={secret}, mode={self.mode!r})"
+        )
+
+
+Auth = NoAuth | TokenAuth | OAuthAuth
+"""How a server is authorized."""
 
 
 class ServerConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
@@ -100,7 +151,7 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
         cwd: the program's working directory.
         transport: "auto", "streamable-http", "sse" or "stdio".
         headers: extra HTTP headers for every request.
-        auth: `NoAuth` or `TokenAuth`.
+        auth: `NoAuth`, `TokenAuth` or `OAuthAuth`.
         auto_reconnect: reconnect, with backoff, when the connection is lost.
         max_reconnect_attempts: retries before giving up (a manual reconnect
             starts again).
@@ -190,8 +241,8 @@ def server_config(name: str, entry: Any) -> ServerConfig:
             raise ConfigError(f"server {name!r}: unknown type {fields['type']!r}")
         fields["transport"] = alias
     auth = fields.get("auth")
-    if isinstance(auth, dict) and auth.get("type") == "oauth":
-        raise ConfigError(f"server {name!r}: OAuth is not supported here yet; use a token")
+    if isinstance(auth, dict):  # snake_case works here too
+        fields["auth"] = {_camel(str(key)): value for key, value in auth.items()}
     known = {key: value for key, value in fields.items() if key in _KNOWN}
     try:
         return msgspec.convert({"name": name, **known}, ServerConfig)
@@ -200,6 +251,11 @@ def server_config(name: str, entry: Any) -> ServerConfig:
         raise ConfigError(
             text if text.startswith("server ") else f"server {name!r}: {text}"
         ) from None
+
+
+def _camel(key: str) -> str:
+    first, *rest = key.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def parse_servers(data: bytes | str) -> list[ServerConfig]:

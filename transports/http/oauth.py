@@ -8,14 +8,20 @@ loopback listener, or a headless prompt; see `transports.http.oauth_user`).
 
 One lock per `OAuth` serialises the flows: while one runs (or refreshes a token),
 every other request that was refused waits for it, then retries with its token.
+
+An authorization can also be split across processes: `OAuth.start` gets the URL to
+send the user to and keeps the pending authorization in the store;
+`OAuth.finish`, in any process sharing the store, takes the URL the user was sent
+back to and stores the tokens, which the next connection finds.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import suppress
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager, suppress
 from typing import Any, Final
+from urllib.parse import parse_qs, urlsplit
 
 import anyio
 
@@ -32,7 +38,7 @@ from mcp_core.auth.config import OAuthConfig
 from mcp_core.auth.flow import OAuthFlow
 from mcp_core.http.urls import host_header, split_url
 
-from .oauth_store import MemoryStore, TokenStore
+from .oauth_store import MemoryStore, PendingStore, TokenStore
 from .pool import FAILURES, ConnectionPool, describe
 
 __all__ = ["AuthorizationError", "OAuth", "UserAgent"]
@@ -43,6 +49,13 @@ to: ``await agent(authorization_url, redirect_uri)``."""
 
 MAX_BODY: Final = 1 << 20
 """Largest metadata or token response read (1 MiB); more is refused."""
+
+_PROBE_HEADERS: Final = (
+    ("content-type", "application/json"),
+    ("accept", "application/json, text/event-stream"),
+)
+"""`OAuth.start` asks the server for its challenge with an empty JSON object, no
+token: a protected server refuses it before reading it."""
 
 
 class AuthorizationError(Exception):
@@ -142,13 +155,22 @@ class OAuth:
             return await self._run(flow, actions, pool)
 
     async def _run(self, flow: OAuthFlow, actions: list[FlowAction], pool: ConnectionPool) -> str:
+        done = await self._drive(flow, actions, pool, stop_at_user=False)
+        assert isinstance(done, Authorized)
+        return done.access_token
+
+    async def _drive(
+        self, flow: OAuthFlow, actions: list[FlowAction], pool: ConnectionPool, stop_at_user: bool
+    ) -> Authorized | AuthorizeUser:
+        """Carry out the flow's actions up to `Authorized`, or up to `AuthorizeUser`
+        when ``stop_at_user``."""
         while True:
             follow: list[FlowAction] | None = None
             for action in actions:
                 if isinstance(action, StoreCredentials):
                     await self.store.save(action.credentials)
                 elif isinstance(action, Authorized):
-                    return action.access_token
+                    return action
                 elif isinstance(action, Failed):
                     raise AuthorizationError(action.reason)
                 elif isinstance(action, SendRequest):
@@ -157,10 +179,85 @@ class OAuth:
                     stored = await self.store.load(action.issuer)
                     follow = flow.loaded(stored, self.clock())
                 elif isinstance(action, AuthorizeUser):
+                    if stop_at_user:
+                        return action
                     follow = await self._authorize_user(flow, action)
             if follow is None:
                 raise AuthorizationError("the OAuth flow stopped without an answer")
             actions = follow
+
+    # --- an authorization split across processes -----------------------------------------
+
+    async def start(self, server_url: str, pool: ConnectionPool | None = None) -> str | None:
+        """Begin an authorization for ``server_url`` that `finish` completes, here or
+        in another process sharing the store: ask the server for its challenge,
+        discover, register if need be, and keep the pending authorization in the
+        store (a `PendingStore`).
+
+        Returns:
+            The URL to send the user to; None when a stored token (or a refresh)
+            already serves, and there is nothing to authorize.
+
+        Raises:
+            AuthorizationError: the flow failed.
+        """
+        pending_store = self._pending_store()
+        async with self._lock, _own_pool(pool) as own:
+            status, challenge = await self._probe(server_url, own)
+            flow = self._flow(server_url)
+            if status not in (401, 403):
+                status, challenge = 401, None  # discovery from the well-known URIs
+            actions = flow.challenged(status, challenge, self.clock())
+            done = await self._drive(flow, actions, own, stop_at_user=True)
+            pending = flow.pending()
+            if isinstance(done, Authorized) or pending is None:
+                return None
+            await pending_store.save_pending(pending)
+            return done.url
+
+    async def finish(self, redirect_url: str, pool: ConnectionPool | None = None) -> str:
+        """Complete an authorization `start` began, from ``redirect_url``, the URL
+        the user was sent back to (with its ``code``, ``state`` and ``iss``): the
+        code is exchanged and the tokens stored, for every later connection.
+
+        Returns:
+            The URL of the MCP server the tokens are for.
+
+        Raises:
+            AuthorizationError: no pending authorization has this state (unknown,
+                or finished already), the user refused, or the exchange failed.
+        """
+        fields = parse_qs(urlsplit(redirect_url).query)
+        state = fields.get("state", [""])[0]
+        pending = await self._pending_store().take_pending(state) if state else None
+        if pending is None:
+            raise AuthorizationError("no pending authorization carries this redirect's state")
+        async with self._lock, _own_pool(pool) as own:
+            stored = await self.store.load(pending.issuer)
+            flow = OAuthFlow.resume(self.config, pending, stored)
+            self._flows[pending.server_url] = flow
+            actions = flow.redirected(redirect_url, self.clock())
+            await self._drive(flow, actions, own, stop_at_user=False)
+        return pending.server_url
+
+    def _pending_store(self) -> PendingStore:
+        store = self.store
+        if not hasattr(store, "save_pending") or not hasattr(store, "take_pending"):
+            raise TypeError(f"{type(store).__name__} keeps no pending authorizations")
+        return store  # type: ignore[return-value]
+
+    async def _probe(self, server_url: str, pool: ConnectionPool) -> tuple[int, str | None]:
+        """The server's status and challenge for a request with no token."""
+        request = SendRequest("POST", server_url, _PROBE_HEADERS, b"{}", "challenge")
+        try:
+            with anyio.fail_after(self.timeout):
+                status, headers, _ = await fetch(pool, request)
+        except ValueError as exc:
+            raise AuthorizationError(str(exc)) from None
+        except FAILURES as exc:
+            raise AuthorizationError(f"{server_url}: {describe(exc)}") from None
+        found = [value for name, value in headers if name.lower() == "www-authenticate"]
+        return status, found[0] if found else None
 
     async def _send(
         self, flow: OAuthFlow, request: SendRequest, pool: ConnectionPool
@@ -181,6 +278,19 @@ class OAuth:
         except TimeoutError:
             return flow.request_failed("the user did not come back from the authorization server")
         return flow.redirected(callback, self.clock())
+
+
+@asynccontextmanager
+async def _own_pool(pool: ConnectionPool | None) -> AsyncIterator[ConnectionPool]:
+    if pool is not None:
+        yield pool
+        return
+    own = ConnectionPool(max_idle=1)
+    try:
+        yield own
+    finally:
+        with anyio.CancelScope(shield=True):
+            await own.aclose()
 
 
 async def fetch(

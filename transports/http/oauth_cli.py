@@ -15,11 +15,11 @@ from pathlib import Path
 
 from mcp_core.auth.config import OAuthConfig
 
-from .oauth import OAuth
+from .oauth import OAuth, UserAgent
 from .oauth_store import FileStore
 from .oauth_user import browser_agent, headless_agent
 
-__all__ = ["cli_oauth", "oauth_directory", "stable_redirect_uri"]
+__all__ = ["cli_oauth", "oauth_directory", "stable_redirect_uri", "user_agent_for"]
 
 _PORTS = (33400, 1000)
 """Redirect ports: 33400 + (hash of the server URL) mod 1000."""
@@ -49,10 +49,15 @@ def _can_open_browser() -> bool:
     return True
 
 
-def cli_oauth(server_url: str, mode: str) -> OAuth:
-    """OAuth for ``server_url``; ``mode`` is "browser", "headless" or "auto"."""
+def user_agent_for(mode: str) -> UserAgent:
+    """The user agent of ``mode``: "browser", "headless", or "auto" (the browser
+    where one can be opened)."""
     if mode == "auto":
         mode = "browser" if _can_open_browser() else "headless"
-    agent = browser_agent() if mode == "browser" else headless_agent()
+    return browser_agent() if mode == "browser" else headless_agent()
+
+
+def cli_oauth(server_url: str, mode: str) -> OAuth:
+    """OAuth for ``server_url``; ``mode`` is "browser", "headless" or "auto"."""
     config = OAuthConfig(client_name="mcp-core", redirect_uri=stable_redirect_uri(server_url))
-    return OAuth(config, store=FileStore(oauth_directory()), user_agent=agent)
+    return OAuth(config, store=FileStore(oauth_directory()), user_agent=user_agent_for(mode))

@@ -43,6 +43,7 @@ from ..http.pool import HttpClientTimeouts
 from ..stdio import stdio_connector
 from ..stdio_process import StdioProcess
 from .errors import ServerUnavailable
+from .oauth import server_oauth
 from .tracing import capture, install, uninstall
 
 __all__ = ["Link", "ServerStatus", "State"]
@@ -172,6 +173,8 @@ class Link:
         self._wake = anyio.Event()
         self._manual = False
         self.removed = False
+        #: The server's OAuth, kept across reconnections (its tokens, its lock).
+        self.oauth = server_oauth(config)
 
     # --- what others see ----------------------------------------------------------------
 
@@ -366,6 +369,7 @@ class Link:
                 headers=config.request_headers(),
                 transport=_HTTP_TRANSPORT[config.transport],  # type: ignore[arg-type]
                 timeouts=HttpClientTimeouts(connect=connect),
+                auth=self.oauth,
             )
         client = Client(capture(connector, seen), **options)
         if self.tracing:

@@ -285,6 +285,26 @@ def test_a_pending_authorization_finishes_in_another_flow() -> None:
     assert world.store[ISSUER].client == restored.client
 
 
+def test_a_resumed_authorization_keeps_the_stored_tokens_of_other_servers() -> None:
+    world = World.standard()
+    first = new_flow()
+    action = world.challenge(first, user=False)
+    assert isinstance(action, AuthorizeUser)
+    pending = first.pending()
+    assert pending is not None
+    other = Tokens(access_token="other", resource="https://other.example.com/mcp")
+    stored = Credentials(issuer=ISSUER, tokens={"https://other.example.com/mcp": other})
+    elsewhere = Credentials(issuer="https://elsewhere.example.com", tokens={"x": other})
+    for record, kept in ((stored, True), (elsewhere, False), (None, False)):
+        second = OAuthFlow.resume(OAuthConfig(), pending, record)
+        result = world.run(second, second.redirected(world.redirect_for(action), NOW))
+        assert result == Authorized(f"token-{len(token_requests(world))}")
+        saved = world.store[ISSUER]
+        assert ("https://other.example.com/mcp" in saved.tokens) is kept
+        assert saved.client == pending.client and "x" not in saved.tokens
+    assert "other" not in stored.tokens  # the caller's record is not changed
+
+
 def test_client_credentials_with_a_signed_assertion() -> None:
     world = World.standard(token_endpoint_auth_methods_supported=["private_key_jwt"])
     signed: list[bytes] = []

@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from mcp_core.manager import ConfigError, NoAuth, ServerConfig, TokenAuth, parse_servers
+from mcp_core.manager import (
+    ConfigError,
+    NoAuth,
+    OAuthAuth,
+    ServerConfig,
+    TokenAuth,
+    parse_servers,
+)
 
 
 def test_what_mcp_core_config_prints_parses() -> None:
@@ -94,7 +101,17 @@ def test_servers_is_accepted_for_mcp_servers() -> None:
         ('{"mcpServers": {"a": {"command": "c", "transport": "pigeon"}}}', "'a'"),
         ('{"mcpServers": {"a": {"command": "c", "maxReconnectAttempts": -1}}}', "negative"),
         ('{"mcpServers": {"a": {"command": "c", "connectTimeout": 0}}}', "connectTimeout"),
-        ('{"mcpServers": {"a": {"url": "http://h", "auth": {"type": "oauth"}}}}', "OAuth"),
+        ('{"mcpServers": {"a": {"command": "c", "auth": {"type": "oauth"}}}}', "only apply"),
+        (
+            '{"mcpServers": {"a": {"url": "http://h", "auth": {"type": "oauth", "mode": 1}}}}',
+            "mode",
+        ),
+        (
+            '{"mcpServers": {"a": {"url": "http://h", '
+            '"auth": {"type": "oauth", "redirectPort": 0}}}}',
+            "redirectPort",
+        ),
+        ('{"mcpServers": {"a": {"url": "http://h", "auth": {"type": "kerberos"}}}}', "'a'"),
         ('{"mcpServers": {"a": {"url": "http://h", "auth": {"type": "token"}}}}', "'a'"),
     ],
 )
@@ -103,3 +120,38 @@ def test_bad_configurations_say_what_is_wrong(text: str, says: str) -> None:
         parse_servers(text)
     assert says in str(caught.value)
     assert not str(caught.value).startswith("server 'a': server")
+
+
+def test_oauth_per_server() -> None:
+    text = json.dumps(
+        {
+            "mcpServers": {
+                "plain": {"url": "https://a.example/mcp", "auth": {"type": "oauth"}},
+                "set": {
+                    "url": "https://b.example/mcp",
+                    "auth": {
+                        "type": "oauth",
+                        "clientId": "app",
+                        "client_secret": "s3cret",  # snake_case works too
+                        "scopes": ["files:read"],
+                        "redirect_port": 8123,
+                        "mode": "headless",
+                        "store": "/var/lib/mcp/oauth",
+                    },
+                },
+            }
+        }
+    )
+    plain, configured = parse_servers(text)
+    assert plain.auth == OAuthAuth()
+    assert plain.auth.mode == "auto" and plain.auth.store is None
+    assert configured.auth == OAuthAuth(
+        client_id="app",
+        client_secret="s3cret",
+        scopes=["files:read"],
+        redirect_port=8123,
+        mode="headless",
+        store="/var/lib/mcp/oauth",
+    )
+    assert "s3cret" not in repr(configured.auth) and "s3cret" not in repr(configured)
+    assert configured.request_headers() == {}  # the token comes from the flow
