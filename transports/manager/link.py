@@ -40,6 +40,7 @@ from ..client import Client, Connector
 from ..driver import ConnectionClosed
 from ..http.client import HttpStatusError, http_connector
 from ..http.pool import HttpClientTimeouts
+from ..server_connection import ServerConnection
 from ..stdio import stdio_connector
 from ..stdio_process import StdioProcess
 from .errors import ServerUnavailable
@@ -68,7 +69,8 @@ class ServerStatus:
         last_connected: when it last connected (seconds since the epoch).
         attempts: retries since it last connected.
         transport: what it actually connected with: "stdio", "streamable-http"
-            or "sse"; None before the first connection.
+            or "sse" ("memory": a server in this process); None before the
+            first connection.
         capabilities: what the server declared, once connected.
         server_info: its name and version, as it told.
         revision: the protocol revision in use.
@@ -101,6 +103,8 @@ def describe(exc: BaseException) -> str:
 
 
 def _transport_of(value: Any) -> str:
+    if isinstance(value, ServerConnection):
+        return "memory"
     if isinstance(value, StdioProcess):
         return "stdio"
     return "sse" if getattr(value, "transport", None) == "sse" else "streamable-http"
@@ -129,6 +133,9 @@ class Link:
             for this server alone.
         trace_capacity: entries the trace keeps.
         on_trace: sees every trace entry.
+        connector: connects instead of the config's url or command (a server
+            in this process: `transports.memory.pipe`); its transport reads
+            "memory".
     """
 
     def __init__(
@@ -143,8 +150,10 @@ class Link:
         trace: bool = False,
         trace_capacity: int = 1000,
         on_trace: Callable[[Any], Any] | None = None,
+        connector: Connector | None = None,
     ) -> None:
         self.config = config
+        self._connector = connector
         self.name = config.name
         self.retries = Retries(replace(backoff, max_attempts=config.max_reconnect_attempts), random)
         self._client_options = client_options
@@ -350,7 +359,9 @@ class Link:
             probe_timeout=min(config.connect_timeout, 10.0),
         )
         connector: Connector
-        if config.command is not None:
+        if self._connector is not None:
+            connector = self._connector
+        elif config.command is not None:
             command = sys.executable if config.command in _PYTHON_NAMES else config.command
             connector = stdio_connector(
                 [command, *config.args],
