@@ -17,8 +17,10 @@ the connection and starts again at once with fresh retries.
 While connected, a 2026-07-28 server whose capabilities declare ``listChanged``
 gets a ``subscriptions/listen`` stream for its lists, so its list changes reach
 the catalog as a legacy server's do; that stream failing with the connection
-counts as a loss too. (A stream the HTTP client resumes after a break does not:
-an idle HTTP server's death shows at the next request.)
+(once the HTTP client has given up resuming it) counts as a loss too. A
+handshake-era server is pinged every ``ping_interval`` seconds: a ping that
+fails with the connection, or gets no answer in time, is a loss. (A 2026-07-28
+server without a listen stream has neither: its death shows at the next request.)
 """
 
 from __future__ import annotations
@@ -232,6 +234,8 @@ class Link:
             self._opening.cancel()
         if self._lost is not None and not self._lost.is_set():
             self._loss = reason
+            if not self.removed and not self._manual:
+                self.last_error = reason  # already there when the state changes
             self.client = None
             self._set("disconnected")
             self._lost.set()
@@ -334,6 +338,9 @@ class Link:
                 flags = _listen_flags(client.server_capabilities)
                 if client.era == "modern" and any(flags.values()):
                     tg.start_soon(self._listen, client, flags)
+                interval = self.config.ping_interval
+                if client.era == "legacy" and interval is not None:
+                    tg.start_soon(self._keepalive, client, interval)
                 await lost.wait()
                 tg.cancel_scope.cancel()
 
@@ -349,6 +356,25 @@ class Link:
             # death shows: reconnect, as for a request.
             if not self.failed_request(exc):
                 self._event("listening failed", error=describe(exc))
+
+    async def _keepalive(self, client: Client, interval: float) -> None:
+        # 2025-11-25 basic/utilities/ping.mdx "Implementation Considerations": ping
+        # periodically, and treat a timeout as a connection failure. Over HTTP
+        # nothing else shows an idle server's death: its GET stream is reopened
+        # a few times, then given up on without a word.
+        wait = min(interval, self.config.connect_timeout)
+        while True:
+            await anyio.sleep(interval)
+            try:
+                with anyio.fail_after(wait):
+                    await client.ping()
+            except TimeoutError:
+                self.lose(f"no answer to a ping within {wait:g} s")
+                return
+            except Exception as exc:
+                if self.failed_request(exc):
+                    return
+                self._event("ping failed", error=describe(exc))
 
     def _client(self, seen: Callable[[Any], None]) -> Client:
         config = self.config

@@ -48,6 +48,7 @@ def test_urls_headers_tokens_and_our_own_keys() -> None:
                     "max_reconnect_attempts": 2,
                     "connectTimeout": 3,
                     "requestTimeout": 4.5,
+                    "ping_interval": 7,
                     "trace": True,
                     "alwaysAllow": ["x"],
                 },
@@ -60,6 +61,7 @@ def test_urls_headers_tokens_and_our_own_keys() -> None:
     assert server.request_headers() == {"X-Team": "a", "Authorization": "Bearer T"}
     assert (server.auto_reconnect, server.max_reconnect_attempts) == (False, 2)
     assert (server.connect_timeout, server.request_timeout, server.trace) == (3, 4.5, True)
+    assert server.ping_interval == 7
     assert "T" not in repr(server.auth).replace("Token", "")
 
 
@@ -94,6 +96,7 @@ def test_servers_is_accepted_for_mcp_servers() -> None:
         ('{"mcpServers": {"a": {"command": "c", "transport": "pigeon"}}}', "'a'"),
         ('{"mcpServers": {"a": {"command": "c", "maxReconnectAttempts": -1}}}', "negative"),
         ('{"mcpServers": {"a": {"command": "c", "connectTimeout": 0}}}', "connectTimeout"),
+        ('{"mcpServers": {"a": {"command": "c", "pingInterval": -1}}}', "pingInterval"),
         ('{"mcpServers": {"a": {"url": "http://h", "auth": {"type": "oauth"}}}}', "OAuth"),
         ('{"mcpServers": {"a": {"url": "http://h", "auth": {"type": "token"}}}}', "'a'"),
     ],
