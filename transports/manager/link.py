@@ -374,7 +374,7 @@ class Link:
             except Exception as exc:
                 if self.failed_request(exc):
                     return
-                self._event("ping failed", error=describe(exc))
+                self._event("keepalive failed", error=describe(exc))
 
     def _client(self, seen: Callable[[Any], None]) -> Client:
         config = self.config
