@@ -126,6 +126,7 @@ class Manager:
         self._list_timeout = list_timeout
         self._client_options = dict(client_options or {})
         self._links: dict[str, Link] = {}
+        self._options: dict[str, dict[str, Any]] = {}  # each Link's client options
         self._up: set[str] = set()  # the servers connected, as last seen
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._tg: TaskGroup | None = None
@@ -188,10 +189,8 @@ class Manager:
         if config.name in self._links:
             raise ValueError(f"there is already a server called {config.name!r}")
         name = config.name
-        options = dict(self._client_options)
-        for key, callback in self._callbacks.items():
-            if callback is not None:
-                options[key] = functools.partial(callback, name)
+        options = self._options[name] = dict(self._client_options)
+        self._bind(name)
         options["on_notification"] = functools.partial(self._notified, name)
         link = Link(
             config,
@@ -211,10 +210,34 @@ class Manager:
             self._start(link)
         return name
 
+    def _bind(self, name: str) -> None:
+        options = self._options[name]  # the Link's: read at each connection
+        for key, callback in self._callbacks.items():
+            if callback is None:
+                options.pop(key, None)
+            else:
+                options[key] = functools.partial(callback, name)
+
+    def set_callbacks(self, **callbacks: Callable[..., Any] | None) -> None:
+        """Replace callbacks (``sampling``, ``elicitation``, ``roots``, ``on_log``:
+        see the Args). The capabilities a server is told follow the callbacks: a
+        server connected already sees the change at its next connection.
+
+        Raises:
+            TypeError: an unknown callback name.
+        """
+        unknown = set(callbacks) - set(self._callbacks)
+        if unknown:
+            raise TypeError(f"no callback called {', '.join(sorted(unknown))}")
+        self._callbacks.update(callbacks)
+        for name in self._links:
+            self._bind(name)
+
     async def remove(self, server: str) -> None:
         """Close a server's connection and forget it (and its tools)."""
         link = self._link(server)
         del self._links[server]
+        del self._options[server]
         link.remove()
         with anyio.move_on_after(_REMOVE_GRACE, shield=True):
             await link.done.wait()
