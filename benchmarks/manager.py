@@ -16,6 +16,11 @@ bytes mode) and, in a second set of cases, in a child process over stdio
 (``python -m benchmarks.stdio_server ours``), reached by all three alike; the
 gateway itself always sits in memory in this process.
 
+``python -m benchmarks.manager [ROUNDS]`` times the same three ways differently, for
+differences of a few percent on a busy machine: blocks of 100 calls of each way in
+turn, ROUNDS times (100 by default), in one process; it prints the median
+microseconds per call and the ratio to the plain Client.
+
 The targets (issue 17): a call through the Manager costs at most 10% more than
 the same call on a plain Client (``Manager cost`` <= 1.10), and a call through the
 gateway at most one extra in-memory hop over a direct call (``gateway cost``
@@ -25,7 +30,9 @@ about 2 or less in memory, where the direct call is that one hop; over stdio,
 
 from __future__ import annotations
 
+import statistics
 import sys
+import time
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any, Final
@@ -145,3 +152,32 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
     for name in settings.backends:
         anyio.run(_run_backend, name, settings, progress, result, backend=name)
     return result
+
+
+async def _in_turn(backend: str, rounds: int) -> None:
+    async with AsyncExitStack() as stack:
+        for upstream in UPSTREAMS:
+            calls = await _connect(upstream, backend, stack)
+            times: dict[str, list[float]] = {label: [] for label in calls}
+            for _ in range(rounds):
+                for label, call in calls.items():
+                    start = time.perf_counter()
+                    for _ in range(100):
+                        await call()
+                    times[label].append((time.perf_counter() - start) * 1e4)
+            base = statistics.median(times[CLIENT])
+            for label, each in times.items():
+                median = statistics.median(each)
+                print(f"{backend:8} {upstream:7} {label:8} {median:8.1f} us  {median / base:.3f}x")
+
+
+def main(argv: list[str]) -> int:
+    """Time the three ways in turn (see the module doc); returns the exit status."""
+    rounds = int(argv[0]) if argv else 100
+    for backend in ("asyncio", "trio"):
+        anyio.run(_in_turn, backend, rounds, backend=backend)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

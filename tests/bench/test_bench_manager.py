@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from bench_helpers import bench_layer
@@ -41,3 +43,23 @@ def test_bench_manager_writes_json(tmp_path: Path) -> None:
         assert set(case["ratios"]) == set(manager.RATIOS)
         for figure in case["ratios"].values():
             assert figure["median"] > 0
+
+
+def test_the_ways_timed_in_turn() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.manager", "1"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines()]
+    assert [row[:3] for row in rows] == [
+        [backend, upstream, label]
+        for backend in BACKENDS
+        for upstream in manager.UPSTREAMS
+        for label in (manager.CLIENT, manager.MANAGER, manager.GATEWAY)
+    ]
+    for row in rows:
+        assert float(row[3]) > 0 and row[4] == "us"
+    assert {row[5] for row in rows if row[2] == manager.CLIENT} == {"1.000x"}
