@@ -144,6 +144,12 @@ LAYERS: dict[str, Layer] = {
             module="benchmarks.http",
         ),
         Layer(
+            name="manager",
+            summary="tools/call through a client manager and a gateway against a plain "
+            "Client, in memory and stdio, asyncio and trio",
+            module="benchmarks.manager",
+        ),
+        Layer(
             name="memory",
             summary="resident memory of an HTTP server per idle legacy session (10,000 opened)",
             module="benchmarks.memory",

@@ -626,7 +626,9 @@ class Client:
         """Open a 2026-07-28 ``subscriptions/listen`` stream for as long as the block runs.
 
         Notifications arrive at ``on_notification``; leaving the block cancels
-        the stream. Yields once the server has acknowledged it.
+        the stream. Yields once the server has acknowledged it. Should the
+        stream then fail (its connection broke for good), the block is cancelled
+        and the failure raised out of it.
         """
         call = requests.listen(
             tools=tools, prompts=prompts, resources=resources, resource_uris=resource_uris
@@ -643,6 +645,10 @@ class Client:
             try:
                 await self.driver.request(call.method, call.params, sent=sent)
             except Exception as exc:
+                if listening.settled.is_set():
+                    # Broke once open (the connection died): end the block with it.
+                    listening.broken = exc
+                    tg.cancel_scope.cancel()
                 listening.error = exc
             listening.settled.set()
 
@@ -658,6 +664,8 @@ class Client:
                 if listening.id is not None:
                     self._listening.pop(listening.id, None)
                 tg.cancel_scope.cancel()
+        if listening.broken is not None:
+            raise listening.broken
 
 
 class _Listening:
@@ -668,6 +676,7 @@ class _Listening:
         self.id: RequestId | None = None
         self.granted: SubscriptionFilter | None = None
         self.error: BaseException | None = None
+        self.broken: BaseException | None = None
 
 
 async def _unwind(stack: AsyncExitStack) -> None:

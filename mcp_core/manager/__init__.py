@@ -28,7 +28,7 @@ from .config import (
     parse_servers,
     server_config,
 )
-from .gateway import Gateway
+from .gateway import RELAYED, Gateway
 from .names import MAX_SAFE_LENGTH, Collision, Names, assign_names, describe, sanitise
 from .trace import REDACTED, Trace, TraceEntry, redact_headers
 
@@ -44,6 +44,7 @@ __all__ = [
     "Collision",
     "ConfigError",
     "Entry",
+    "RELAYED",
     "Gateway",
     "Kind",
     "Names",

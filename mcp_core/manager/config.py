@@ -26,8 +26,8 @@ any other header goes in ``headers``.
 ``streamable-http``, ``sse``) for ``transport``, as other clients write them
 (``http`` is accepted as a ``transport`` too). An entry
 with ``"disabled": true`` is skipped. Our own keys are ``transport``, ``auth``,
-``autoReconnect``, ``maxReconnectAttempts``, ``connectTimeout``, ``requestTimeout``
-and ``trace`` (snake_case works too); keys we do not know are ignored, since each
+``autoReconnect``, ``maxReconnectAttempts``, ``connectTimeout``, ``requestTimeout``,
+``pingInterval`` and ``trace`` (snake_case works too); keys we do not know are ignored, since each
 desktop client adds its own.
 """
 
@@ -157,6 +157,12 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             starts again).
         connect_timeout: seconds the connection and handshake may take.
         request_timeout: seconds a request may take (None: no limit).
+        ping_interval: seconds between pings of a handshake-era server, to find a
+            dead or hung connection that nothing else shows (an idle HTTP
+            server's); None: no pings. 2025-11-25 basic/utilities/ping.mdx
+            "Implementation Considerations": implementations SHOULD ping
+            periodically, at a configurable frequency, and treat a timeout as a
+            connection failure. (2026-07-28 has no ping.)
         trace: keep a message trace of this server from the start.
     """
 
@@ -173,6 +179,7 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
     max_reconnect_attempts: int = 5
     connect_timeout: float = 30.0
     request_timeout: float | None = None
+    ping_interval: float | None = 30.0
     trace: bool = False
 
     def __post_init__(self) -> None:
@@ -196,6 +203,8 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
             raise ConfigError(f"{where}: connectTimeout must be more than 0")
         if self.request_timeout is not None and not self.request_timeout > 0:
             raise ConfigError(f"{where}: requestTimeout must be more than 0")
+        if self.ping_interval is not None and not self.ping_interval > 0:
+            raise ConfigError(f"{where}: pingInterval must be more than 0")
 
     @property
     def kind(self) -> str:
@@ -217,6 +226,7 @@ _SNAKE: Final = {
     "max_reconnect_attempts": "maxReconnectAttempts",
     "connect_timeout": "connectTimeout",
     "request_timeout": "requestTimeout",
+    "ping_interval": "pingInterval",
 }
 _KNOWN: Final = frozenset(
     {"url", "command", "args", "env", "cwd", "transport", "headers", "auth", "trace"}

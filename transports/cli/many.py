@@ -284,10 +284,12 @@ def run_gateway(args: argparse.Namespace) -> int:
         options: dict[str, Any] = {}
         if args.trace:
             options.update(trace=True, on_trace=_trace_line)
-        async with Manager(servers, **options) as manager:
+        manager = Manager(servers, **options)
+        # Before connecting: the upstreams are told the capabilities its relays give.
+        gateway = gateway_server(manager)
+        async with manager:
             await manager.wait_ready()
             _unavailable(manager.status())
-            gateway = gateway_server(manager)
             if args.transport == "stdio":
                 await serve_stdio(gateway)
                 return

@@ -17,8 +17,10 @@ the connection and starts again at once with fresh retries.
 While connected, a 2026-07-28 server whose capabilities declare ``listChanged``
 gets a ``subscriptions/listen`` stream for its lists, so its list changes reach
 the catalog as a legacy server's do; that stream failing with the connection
-counts as a loss too. (A stream the HTTP client resumes after a break does not:
-an idle HTTP server's death shows at the next request.)
+(once the HTTP client has given up resuming it) counts as a loss too. A
+handshake-era server is pinged every ``ping_interval`` seconds: a ping that
+fails with the connection, or gets no answer in time, is a loss. (A 2026-07-28
+server without a listen stream has neither: its death shows at the next request.)
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from ..client import Client, Connector
 from ..driver import ConnectionClosed
 from ..http.client import HttpStatusError, http_connector
 from ..http.pool import HttpClientTimeouts
+from ..server_connection import ServerConnection
 from ..stdio import stdio_connector
 from ..stdio_process import StdioProcess
 from .errors import ServerUnavailable
@@ -69,7 +72,8 @@ class ServerStatus:
         last_connected: when it last connected (seconds since the epoch).
         attempts: retries since it last connected.
         transport: what it actually connected with: "stdio", "streamable-http"
-            or "sse"; None before the first connection.
+            or "sse" ("memory": a server in this process); None before the
+            first connection.
         capabilities: what the server declared, once connected.
         server_info: its name and version, as it told.
         revision: the protocol revision in use.
@@ -102,6 +106,8 @@ def describe(exc: BaseException) -> str:
 
 
 def _transport_of(value: Any) -> str:
+    if isinstance(value, ServerConnection):
+        return "memory"
     if isinstance(value, StdioProcess):
         return "stdio"
     return "sse" if getattr(value, "transport", None) == "sse" else "streamable-http"
@@ -130,6 +136,9 @@ class Link:
             for this server alone.
         trace_capacity: entries the trace keeps.
         on_trace: sees every trace entry.
+        connector: connects instead of the config's url or command (a server
+            in this process: `transports.memory.pipe`); its transport reads
+            "memory".
     """
 
     def __init__(
@@ -144,8 +153,10 @@ class Link:
         trace: bool = False,
         trace_capacity: int = 1000,
         on_trace: Callable[[Any], Any] | None = None,
+        connector: Connector | None = None,
     ) -> None:
         self.config = config
+        self._connector = connector
         self.name = config.name
         self.retries = Retries(replace(backoff, max_attempts=config.max_reconnect_attempts), random)
         self._client_options = client_options
@@ -226,6 +237,8 @@ class Link:
             self._opening.cancel()
         if self._lost is not None and not self._lost.is_set():
             self._loss = reason
+            if not self.removed and not self._manual:
+                self.last_error = reason  # already there when the state changes
             self.client = None
             self._set("disconnected")
             self._lost.set()
@@ -328,6 +341,9 @@ class Link:
                 flags = _listen_flags(client.server_capabilities)
                 if client.era == "modern" and any(flags.values()):
                     tg.start_soon(self._listen, client, flags)
+                interval = self.config.ping_interval
+                if client.era == "legacy" and interval is not None:
+                    tg.start_soon(self._keepalive, client, interval)
                 await lost.wait()
                 tg.cancel_scope.cancel()
 
@@ -344,6 +360,25 @@ class Link:
             if not self.failed_request(exc):
                 self._event("listening failed", error=describe(exc))
 
+    async def _keepalive(self, client: Client, interval: float) -> None:
+        # 2025-11-25 basic/utilities/ping.mdx "Implementation Considerations": ping
+        # periodically, and treat a timeout as a connection failure. Over HTTP
+        # nothing else shows an idle server's death: its GET stream is reopened
+        # a few times, then given up on without a word.
+        wait = min(interval, self.config.connect_timeout)
+        while True:
+            await anyio.sleep(interval)
+            try:
+                with anyio.fail_after(wait):
+                    await client.ping()
+            except TimeoutError:
+                self.lose(f"no answer to a ping within {wait:g} s")
+                return
+            except Exception as exc:
+                if self.failed_request(exc):
+                    return
+                self._event("keepalive failed", error=describe(exc))
+
     def _client(self, seen: Callable[[Any], None]) -> Client:
         config = self.config
         options = dict(self._client_options)
@@ -353,7 +388,9 @@ class Link:
             probe_timeout=min(config.connect_timeout, 10.0),
         )
         connector: Connector
-        if config.command is not None:
+        if self._connector is not None:
+            connector = self._connector
+        elif config.command is not None:
             command = sys.executable if config.command in _PYTHON_NAMES else config.command
             connector = stdio_connector(
                 [command, *config.args],

@@ -42,7 +42,7 @@ from mcp_core.manager import (
 )
 from mcp_core.types import CallToolResult, GetPromptResult, ReadResourceResult
 
-from ..client import Client
+from ..client import Client, Connector
 from ..driver import ProgressCallback
 from .errors import CallInterrupted, UnknownName
 from .link import Link, ServerStatus, describe
@@ -126,6 +126,7 @@ class Manager:
         self._list_timeout = list_timeout
         self._client_options = dict(client_options or {})
         self._links: dict[str, Link] = {}
+        self._options: dict[str, dict[str, Any]] = {}  # each Link's client options
         self._up: set[str] = set()  # the servers connected, as last seen
         self._scopes: dict[str, anyio.CancelScope] = {}
         self._tg: TaskGroup | None = None
@@ -170,8 +171,14 @@ class Manager:
 
     # --- servers ----------------------------------------------------------------------------
 
-    def add(self, config: ServerConfig) -> str:
+    def add(self, config: ServerConfig, *, connector: Connector | None = None) -> str:
         """Add a server; it connects at once if the manager is running.
+
+        Args:
+            config: the server.
+            connector: how to reach it instead of the config's url or command
+                (whose ``command`` is then not run): a server in this process,
+                ``transports.memory.pipe(server)``.
 
         Returns:
             Its id (its name, unique in the manager).
@@ -182,10 +189,8 @@ class Manager:
         if config.name in self._links:
             raise ValueError(f"there is already a server called {config.name!r}")
         name = config.name
-        options = dict(self._client_options)
-        for key, callback in self._callbacks.items():
-            if callback is not None:
-                options[key] = functools.partial(callback, name)
+        options = self._options[name] = dict(self._client_options)
+        self._bind(name)
         options["on_notification"] = functools.partial(self._notified, name)
         link = Link(
             config,
@@ -197,6 +202,7 @@ class Manager:
             trace=self._trace,
             trace_capacity=self._trace_capacity,
             on_trace=self._on_trace,
+            connector=connector,
         )
         self._links[name] = link
         self.catalog.add_server(name)
@@ -204,10 +210,34 @@ class Manager:
             self._start(link)
         return name
 
+    def _bind(self, name: str) -> None:
+        options = self._options[name]  # the Link's: read at each connection
+        for key, callback in self._callbacks.items():
+            if callback is None:
+                options.pop(key, None)
+            else:
+                options[key] = functools.partial(callback, name)
+
+    def set_callbacks(self, **callbacks: Callable[..., Any] | None) -> None:
+        """Replace callbacks (``sampling``, ``elicitation``, ``roots``, ``on_log``:
+        see the Args). The capabilities a server is told follow the callbacks: a
+        server connected already sees the change at its next connection.
+
+        Raises:
+            TypeError: an unknown callback name.
+        """
+        unknown = set(callbacks) - set(self._callbacks)
+        if unknown:
+            raise TypeError(f"no callback called {', '.join(sorted(unknown))}")
+        self._callbacks.update(callbacks)
+        for name in self._links:
+            self._bind(name)
+
     async def remove(self, server: str) -> None:
         """Close a server's connection and forget it (and its tools)."""
         link = self._link(server)
         del self._links[server]
+        del self._options[server]
         link.remove()
         with anyio.move_on_after(_REMOVE_GRACE, shield=True):
             await link.done.wait()
@@ -418,13 +448,17 @@ class Manager:
         try:
             return await send(client)
         except Exception as exc:
-            if link.failed_request(exc):
-                raise CallInterrupted(
-                    f"the connection to server {server!r} broke while {what} was in flight "
-                    f"({describe(exc)}); it was not repeated, and may or may not have run",
-                    server,
-                ) from exc
+            self._interrupted(link, exc, what)
             raise
+
+    def _interrupted(self, link: Link, exc: Exception, what: str) -> None:
+        """A request failed with ``exc``: if the connection broke, say so."""
+        if link.failed_request(exc):
+            raise CallInterrupted(
+                f"the connection to server {link.name!r} broke while {what} was in flight "
+                f"({describe(exc)}); it was not repeated, and may or may not have run",
+                link.name,
+            ) from exc
 
     async def call_tool(
         self,
@@ -444,15 +478,20 @@ class Manager:
             CallInterrupted: the connection broke during the call (not repeated).
             McpError: the server refused the call.
         """
-        server, tool = await self._resolve("tools", name, server)
-        result: CallToolResult = await self._request(
-            server,
-            f"the call of tool {tool!r}",
-            lambda client: client.call_tool(
-                tool, arguments, timeout=timeout, on_progress=on_progress
-            ),
-        )
-        return result
+        # The hot path, kept flat (benchmarks/manager.py): a listed name resolves
+        # without a coroutine, and the client's call is awaited here directly.
+        found = self.catalog.resolve("tools", name) if server is None else None
+        if found is None:
+            found = await self._resolve("tools", name, server)
+        link = self._link(found[0])
+        client = link.usable()
+        try:
+            return await client.call_tool(
+                found[1], arguments, timeout=timeout, on_progress=on_progress
+            )
+        except Exception as exc:
+            self._interrupted(link, exc, f"the call of tool {found[1]!r}")
+            raise
 
     async def get_prompt(
         self,

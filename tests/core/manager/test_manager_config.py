@@ -55,6 +55,7 @@ def test_urls_headers_tokens_and_our_own_keys() -> None:
                     "max_reconnect_attempts": 2,
                     "connectTimeout": 3,
                     "requestTimeout": 4.5,
+                    "ping_interval": 7,
                     "trace": True,
                     "alwaysAllow": ["x"],
                 },
@@ -67,6 +68,7 @@ def test_urls_headers_tokens_and_our_own_keys() -> None:
     assert server.request_headers() == {"X-Team": "a", "Authorization": "Bearer T"}
     assert (server.auto_reconnect, server.max_reconnect_attempts) == (False, 2)
     assert (server.connect_timeout, server.request_timeout, server.trace) == (3, 4.5, True)
+    assert server.ping_interval == 7
     assert "T" not in repr(server.auth).replace("Token", "")
 
 
@@ -112,6 +114,7 @@ def test_servers_is_accepted_for_mcp_servers() -> None:
             "redirectPort",
         ),
         ('{"mcpServers": {"a": {"url": "http://h", "auth": {"type": "kerberos"}}}}', "'a'"),
+        ('{"mcpServers": {"a": {"command": "c", "pingInterval": -1}}}', "pingInterval"),
         ('{"mcpServers": {"a": {"url": "http://h", "auth": {"type": "token"}}}}', "'a'"),
     ],
 )

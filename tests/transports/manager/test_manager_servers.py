@@ -163,6 +163,28 @@ async def test_an_http_server_killed_and_restarted() -> None:
                 assert status.transport == "streamable-http" and status.attempts == 0
 
 
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+async def test_an_idle_http_server_killed_is_noticed_without_a_request(era: str) -> None:
+    # 2026-07-28: the listen stream fails once the HTTP client gives up on it;
+    # 2025-11-25: a ping fails. Either way the server is marked disconnected
+    # and reconnected, with no request of ours to find out.
+    with anyio.fail_after(LIMIT):
+        async with http_server(MANAGER_SERVER) as upstream:
+            config = ServerConfig(
+                name="web", url=upstream.url, max_reconnect_attempts=100, ping_interval=0.2
+            )
+            options = {"revisions": (era,)}
+            async with Manager([config], backoff=FAST, client_options=options) as manager:
+                await manager.wait_for("web", "connected", LIMIT)
+                assert manager.status_of("web").revision == era
+                await upstream.kill()
+                await manager.wait_until(lambda: manager.status_of("web").state != "connected")
+                assert manager.status_of("web").last_error is not None
+                await upstream.start()
+                await manager.wait_for("web", "connected", LIMIT)
+                assert only_text(await manager.call_tool("web.pid")).isdigit()
+
+
 async def test_colliding_names_keep_every_tool_and_are_reported() -> None:
     with anyio.fail_after(LIMIT):
         servers = [

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import msgspec
 import pytest
 from runtime_helpers import Inbox, connected
 
 from mcp_core import Server
+from transports.driver import ConnectionClosed
 
 pytestmark = pytest.mark.anyio
 
@@ -126,6 +128,17 @@ async def test_legacy_resource_updates_after_subscribe(objects: bool) -> None:
         (UPDATED, "note://a"),
         (UPDATED, "note://b"),
     ]
+
+
+async def test_a_listen_stream_that_breaks_ends_its_block() -> None:
+    # Once acknowledged, the stream's failure cancels the block and is raised out
+    # of it (a client manager learns this way that an idle connection died).
+    with anyio.fail_after(10):
+        async with connected(changing_server(), "modern") as client:
+            with pytest.raises(ConnectionClosed, match="gone"):
+                async with client.listen(tools=True):
+                    client.driver.close("gone")
+                    await anyio.sleep_forever()
 
 
 @pytest.mark.parametrize("objects", [False, True])
