@@ -26,6 +26,7 @@ from .context import (
     url_elicitation,
 )
 from .request_state import (
+    OnceStore,
     ReplayGuard,
     ReplayStore,
     StateRejected,
@@ -48,6 +49,7 @@ __all__ = [
     "ResourceNotFoundError",
     "UrlElicitationRequiredError",
     "url_elicitation",
+    "OnceStore",
     "ReplayGuard",
     "ReplayStore",
     "StateRejected",

@@ -66,7 +66,14 @@ from .context import (
     UrlElicitationRequiredError,
 )
 from .registry import Registry, ResourceEntry, opt
-from .request_state import ReplayGuard, ReplayStore, StateRejected, StateSealer, request_binding
+from .request_state import (
+    OnceStore,
+    ReplayGuard,
+    ReplayStore,
+    StateRejected,
+    StateSealer,
+    request_binding,
+)
 from .results import (
     complete_result,
     error_result,
@@ -166,17 +173,20 @@ class Server(Registry):
             and ``title`` before 2025-06-18 (each revision's schema).
         page_size: items per page of every list; None (default) lists everything
             in one page.
-        state_key: the key that seals 2026-07-28 ``requestState`` (32+ bytes). By
-            default a random per-process key: states then do not survive a
-            restart or travel between replicas, so give every replica the same
-            key when running several.
+        state_key: the key that seals 2026-07-28 ``requestState`` (32+ bytes),
+            or a keyring (a sequence of keys: the first seals, any opens, for
+            rotation). By default a random per-process key: states then do not
+            survive a restart or travel between replicas, so give every replica
+            the same keyring when running several (`state_fingerprint` tells
+            whether they do).
         state_ttl: seconds a ``requestState`` stays valid (default 300).
         subscribe: offer ``resources.subscribe`` (the application then reports
             changes with `resource_updated`).
         replay_guard: where used ``requestState`` tokens are remembered so each is
             accepted once (2026-07-28 basic/patterns/mrtr.mdx, "Server
             Requirements"). By default an in-process `ReplayGuard`; several
-            replicas need a shared `ReplayStore`; None turns single use off (the
+            replicas need a shared one: a `ReplayStore`, or an asynchronous
+            `OnceStore` (Redis: transports.redis); None turns single use off (the
             expiry, request binding and principal still bound reuse).
         mask_errors: tell clients only that a handler failed, not its exception's
             message (which may hold paths, queries or secrets). Either way every
@@ -214,10 +224,10 @@ class Server(Registry):
         website_url: str | None = None,
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
         page_size: int | None = None,
-        state_key: bytes | None = None,
+        state_key: bytes | Sequence[bytes] | None = None,
         state_ttl: float = 300.0,
         subscribe: bool = False,
-        replay_guard: ReplayStore | _Default | None = _DEFAULT,
+        replay_guard: ReplayStore | OnceStore | _Default | None = _DEFAULT,
         mask_errors: bool = False,
         middleware: Sequence[Middleware] = (),
         lifespan: Lifespan | None = None,
@@ -244,9 +254,23 @@ class Server(Registry):
         )
         self.instructions = instructions
         self.page_size = page_size
-        key = secrets.token_bytes(32) if state_key is None else state_key
+        keys = [secrets.token_bytes(32)] if state_key is None else state_key
+        if isinstance(keys, bytes | bytearray):
+            keys = [bytes(keys)]
+        if not keys:
+            raise ValueError("state_key must name at least one key")
         guard = ReplayGuard() if isinstance(replay_guard, _Default) else replay_guard
-        self._sealer = StateSealer(key, ttl=state_ttl, replay_guard=guard)
+        # A synchronous guard is the sealer's; a shared asynchronous one is
+        # claimed here after the sealer verified the token (see `_open`).
+        self._once: OnceStore | None = None
+        sync_guard: ReplayStore | None = None
+        if isinstance(guard, ReplayGuard) or hasattr(guard, "consume"):
+            sync_guard = guard  # type: ignore[assignment]
+        else:
+            self._once = guard
+        self._sealer = StateSealer(
+            keys[0], ttl=state_ttl, old_keys=keys[1:], replay_guard=sync_guard
+        )
         self._configs: dict[tuple[Any, ...], ServerConfig] = {}
         self.mask_errors = mask_errors
         self.middleware: list[Middleware] = list(middleware)
@@ -273,6 +297,12 @@ class Server(Registry):
             lambda: any(entry.task for entry in self._tools.values()),
         )
         self._routes.update(self.tasks.routes())
+
+    @property
+    def state_fingerprint(self) -> str:
+        """The public name of the key that seals ``requestState``: every replica
+        of one deployment must show the same (see `StateSealer.fingerprint`)."""
+        return self._sealer.fingerprint
 
     def config(self, *, revisions: tuple[str, ...] = REVISIONS, **options: Any) -> ServerConfig:
         """A ServerConfig for sessions serving this application.
@@ -641,7 +671,7 @@ class Server(Registry):
         binding: str | None = None
         if not isinstance(params.request_state, UnsetType):
             binding = _binding(event.method, name, arguments)
-        state = self._open(params.request_state, binding, ctx)
+        state = await self._open(params.request_state, binding, ctx)
         answers = dict(state.answers)
         responses = params.input_responses
         # Answers count only beside the requestState sealed with the questions:
@@ -684,13 +714,22 @@ class Server(Registry):
         finally:
             ctx._end_replay()
 
-    def _open(self, token: str | UnsetType, binding: str | None, ctx: Context) -> _State:
+    async def _open(self, token: str | UnsetType, binding: str | None, ctx: Context) -> _State:
         if isinstance(token, UnsetType) or binding is None:
             return _State()
         try:
-            payload = self._sealer.open(
-                token, now=ctx.now, request_binding=binding, principal=ctx.principal
-            )
+            if self._once is None:
+                payload = self._sealer.open(
+                    token, now=ctx.now, request_binding=binding, principal=ctx.principal
+                )
+            else:
+                verified = self._sealer.verify(
+                    token, now=ctx.now, request_binding=binding, principal=ctx.principal
+                )
+                # Claimed only once otherwise valid, as the sealer's own guard.
+                if not await self._once.claim(verified.nonce, verified.expiry, now=ctx.now):
+                    raise StateRejected("replayed")
+                payload = verified.payload
         except StateRejected as exc:
             raise McpError(
                 INVALID_PARAMS, "invalid requestState", data={"reason": exc.reason}
