@@ -26,6 +26,7 @@ from .context import (
     url_elicitation,
 )
 from .request_state import (
+    MemoryOnceStore,
     OnceStore,
     ReplayGuard,
     ReplayStore,
@@ -49,6 +50,7 @@ __all__ = [
     "ResourceNotFoundError",
     "UrlElicitationRequiredError",
     "url_elicitation",
+    "MemoryOnceStore",
     "OnceStore",
     "ReplayGuard",
     "ReplayStore",

@@ -50,6 +50,7 @@ from urllib.parse import quote
 from ..wire.errors import INVALID_PARAMS
 
 __all__ = [
+    "MemoryOnceStore",
     "OnceStore",
     "ReplayGuard",
     "ReplayStore",
@@ -183,6 +184,16 @@ class ReplayGuard:
         self._seen[nonce] = expiry
         heapq.heappush(by_expiry, (expiry, nonce))
         return True
+
+
+class MemoryOnceStore(ReplayGuard):
+    """A `ReplayGuard` with the `OnceStore` interface (one process), for code
+    written against the shared interface."""
+
+    __slots__ = ()
+
+    async def claim(self, nonce: bytes, expiry: float, *, now: float) -> bool:
+        return self.consume(nonce, expiry, now=now)
 
 
 def request_binding(method: str, name: str | None, arguments_digest_source: bytes = b"") -> str:

@@ -1,0 +1,188 @@
+"""What several server processes share, as small interfaces with in-memory defaults.
+
+One process keeps everything in its own memory (`sessions.MemoryEventStore`, the
+endpoint's session table). Behind a load balancer without stickiness, any worker
+may get any request, so what a request needs must be where every worker can read
+it. Each piece is an interface here, with an in-memory default that behaves as one
+process always did; the Redis backends are in ``transports.redis``.
+
+- `SessionRegistry`: which legacy sessions exist, with what the handshake settled
+  (revision, client capabilities and info) and who opened them, so a worker that
+  never saw a session's ``initialize`` can serve its later requests (2025-11-25
+  basic/transports.mdx "Session Management": the client sends the id on every
+  request, to whichever worker).
+- `EventLog`: the SSE events of a session, so a client reconnecting with
+  ``Last-Event-ID`` gets what it missed on that stream from any worker (same
+  page, "Resumability and Redelivery").
+- `Bus`: messages for every worker (list changes, resource updates) or for the
+  worker that waits for one (a client's answer to a server request, routed by
+  session).
+
+The methods are coroutines: a networked backend waits on a round trip. The core
+never awaits them; the adapter does, before or after asking the core (the core
+decides, the adapter does the I/O). Values are raw JSON bytes; every key carries
+its principal (another principal's session is simply not there) and an expiry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
+from typing import Protocol
+
+import msgspec
+
+from .sessions import DEFAULT_MAX_STORED_BYTES, DEFAULT_MAX_STORED_EVENTS, MemoryEventStore
+
+__all__ = [
+    "SessionRecord",
+    "SessionRegistry",
+    "MemorySessionRegistry",
+    "EventLog",
+    "MemoryEventLog",
+    "Bus",
+    "SharedStateUnavailable",
+    "encode_record",
+    "decode_record",
+]
+
+
+class SharedStateUnavailable(Exception):
+    """The shared store cannot be reached (or did not answer in time). The
+    adapter answers 503 with this message: nothing was decided, the client may
+    retry."""
+
+
+class SessionRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """What the handshake of a legacy session settled, for any worker."""
+
+    session_id: str
+    #: Who opened it; None when nobody was authenticated.
+    principal: str | None
+    #: The negotiated protocol revision.
+    revision: str
+    #: The client's ``capabilities`` and ``clientInfo``, as raw JSON.
+    client_capabilities: msgspec.Raw = msgspec.Raw(b"{}")
+    client_info: msgspec.Raw = msgspec.Raw(b"{}")
+    created: float = 0.0
+
+
+def encode_record(record: SessionRecord) -> bytes:
+    """The record as JSON bytes (what a shared registry stores)."""
+    return msgspec.json.encode(record)
+
+
+def decode_record(data: bytes) -> SessionRecord:
+    """A record from `encode_record`'s bytes."""
+    return msgspec.json.decode(data, type=SessionRecord)
+
+
+class SessionRegistry(Protocol):
+    """Where legacy sessions are registered. Every record expires ``ttl`` seconds
+    after it was last put or touched (the session's idle timeout)."""
+
+    async def put(self, record: SessionRecord, ttl: float) -> None:
+        """Register (or renew) a session."""
+        ...
+
+    async def get(self, principal: str | None, session_id: str) -> SessionRecord | None:
+        """The session, if ``principal`` opened it and it has not expired."""
+        ...
+
+    async def drop(self, principal: str | None, session_id: str) -> None:
+        """Forget a session (DELETE, or ended by the server)."""
+        ...
+
+
+class MemorySessionRegistry:
+    """A `SessionRegistry` in one process's memory (the caller's clock)."""
+
+    def __init__(self) -> None:
+        self._records: dict[tuple[str | None, str], tuple[SessionRecord, float]] = {}
+        #: The clock: set by the caller before each call (seconds).
+        self.now = 0.0
+
+    async def put(self, record: SessionRecord, ttl: float) -> None:
+        self._records[(record.principal, record.session_id)] = (record, self.now + ttl)
+
+    async def get(self, principal: str | None, session_id: str) -> SessionRecord | None:
+        found = self._records.get((principal, session_id))
+        if found is None:
+            return None
+        if found[1] <= self.now:
+            del self._records[(principal, session_id)]
+            return None
+        return found[0]
+
+    async def drop(self, principal: str | None, session_id: str) -> None:
+        self._records.pop((principal, session_id), None)
+
+
+class EventLog(Protocol):
+    """The SSE events of every session, for replay from any worker.
+
+    Event ids are unique within a session and name their stream (2025-11-25
+    basic/transports.mdx "Resumability and Redelivery"). The log keeps a bounded
+    number of recent events per session (a safety net for broken connections).
+    """
+
+    async def append(
+        self, principal: str | None, session_id: str, stream_id: str, message: bytes | None
+    ) -> str:
+        """Store one event (None: a priming event) and return its id."""
+        ...
+
+    async def after(
+        self, principal: str | None, session_id: str, event_id: str
+    ) -> tuple[str, list[tuple[str, bytes]]] | None:
+        """The stream of ``event_id`` and the events sent on it after that one,
+        oldest first; None for an id never issued or already forgotten."""
+        ...
+
+    async def drop(self, principal: str | None, session_id: str) -> None:
+        """Forget a session's events."""
+        ...
+
+
+class MemoryEventLog:
+    """An `EventLog` in one process's memory: a `MemoryEventStore` per session."""
+
+    def __init__(
+        self,
+        max_events: int = DEFAULT_MAX_STORED_EVENTS,
+        max_bytes: int = DEFAULT_MAX_STORED_BYTES,
+    ) -> None:
+        self.max_events = max_events
+        self.max_bytes = max_bytes
+        self._stores: dict[tuple[str | None, str], MemoryEventStore] = {}
+
+    async def append(
+        self, principal: str | None, session_id: str, stream_id: str, message: bytes | None
+    ) -> str:
+        key = (principal, session_id)
+        store = self._stores.get(key)
+        if store is None:
+            store = self._stores[key] = MemoryEventStore(self.max_events, self.max_bytes)
+        return store.store(stream_id, message)
+
+    async def after(
+        self, principal: str | None, session_id: str, event_id: str
+    ) -> tuple[str, list[tuple[str, bytes]]] | None:
+        store = self._stores.get((principal, session_id))
+        return None if store is None else store.replay_after(event_id)
+
+    async def drop(self, principal: str | None, session_id: str) -> None:
+        self._stores.pop((principal, session_id), None)
+
+
+class Bus(Protocol):
+    """Messages between workers, by topic: published to every worker listening
+    on the topic at that moment (none kept for later)."""
+
+    async def publish(self, topic: str, message: bytes) -> None:
+        """Send ``message`` to every current listener of ``topic``."""
+        ...
+
+    def listen(self, topic: str) -> AbstractAsyncContextManager[AsyncIterator[bytes]]:
+        """Listen on ``topic``: entered, the messages published from then on."""
+        ...
