@@ -298,6 +298,37 @@ class Server(Registry):
         )
         self._routes.update(self.tasks.routes())
 
+    def share_state(
+        self,
+        *,
+        once: OnceStore | None = None,
+        tasks: TaskStore | None = None,
+        state_keys: Sequence[bytes] | None = None,
+    ) -> None:
+        """Use shared stores, for several replicas (before serving starts).
+
+        Args:
+            state_keys: the keyring that seals ``requestState`` (as ``state_key``),
+                the same on every replica.
+            once: where used ``requestState`` nonces are claimed (in place of the
+                in-process guard).
+            tasks: where tasks live (in place of the in-memory store).
+        """
+        if state_keys is not None:
+            if not state_keys:
+                raise ValueError("state_keys must name at least one key")
+            self._sealer = StateSealer(
+                state_keys[0],
+                ttl=self._sealer.ttl,
+                old_keys=state_keys[1:],
+                replay_guard=self._sealer.replay_guard,
+            )
+        if once is not None:
+            # `_open` then verifies without the sealer's guard and claims here.
+            self._once = once
+        if tasks is not None:
+            self.tasks.engine.store = tasks
+
     @property
     def state_fingerprint(self) -> str:
         """The public name of the key that seals ``requestState``: every replica

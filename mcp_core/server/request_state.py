@@ -275,6 +275,11 @@ class StateSealer:
         return self._ttl
 
     @property
+    def replay_guard(self) -> ReplayStore | None:
+        """The guard `open` consumes nonces in, if any."""
+        return self._replay_guard
+
+    @property
     def fingerprint(self) -> str:
         """A public name of the sealing key (the first of the keyring): replicas
         that seal with different keys have different fingerprints, which a

@@ -15,6 +15,7 @@ from .bus import RedisBus
 from .connection import RedisConnection, check_fingerprint, principal_scope
 from .events import RedisEventLog
 from .once import RedisOnceStore
+from .serving import SharedState, share_on_redis
 from .sessions import RedisSessionRegistry
 from .tasks import RedisTaskStore
 
@@ -25,6 +26,8 @@ __all__ = [
     "RedisOnceStore",
     "RedisSessionRegistry",
     "RedisTaskStore",
+    "SharedState",
     "check_fingerprint",
     "principal_scope",
+    "share_on_redis",
 ]

@@ -138,7 +138,7 @@ async def check_fingerprint(connection: RedisConnection, fingerprint: str, ttl: 
         raise RuntimeError(
             "this worker's requestState key differs from the one the other workers use "
             f"(fingerprint {fingerprint}, theirs {bytes(found).decode()}): give every worker "
-            "the same --state-key"
+            "the same MCP_CORE_STATE_KEY"
         )
 
 

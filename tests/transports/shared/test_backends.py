@@ -166,3 +166,17 @@ async def test_a_memory_session_expires_on_the_callers_clock() -> None:
         assert await b.sessions.get("alice", "s1") is not None
         b.sessions.now = 15.0
         assert await b.sessions.get("alice", "s1") is None
+
+
+async def test_a_worker_with_another_state_key_is_refused_at_start(
+    redis_server: RedisProcess,
+) -> None:
+    from transports.redis import check_fingerprint
+
+    with anyio.fail_after(LIMIT):
+        async with backends("redis", redis_server) as b:
+            connection = b.once.connection
+            await check_fingerprint(connection, "aa" * 16, ttl=60.0)
+            await check_fingerprint(connection, "aa" * 16, ttl=60.0)
+            with pytest.raises(RuntimeError, match="same MCP_CORE_STATE_KEY"):
+                await check_fingerprint(connection, "bb" * 16, ttl=60.0)

@@ -1,0 +1,38 @@
+"""The server of the many-process recipe (README.md, "Many processes (Redis)").
+
+Any worker may serve any request: each answer says which process served it.
+"""
+
+from __future__ import annotations
+
+import os
+
+import anyio
+
+from mcp_core import Context, Server
+
+server = Server("shared-example", "1.0")
+
+NAME = {"type": "object", "properties": {"name": {"type": "string"}}}
+
+
+@server.tool
+async def worker() -> str:
+    """The process id of the worker that served this call."""
+    return str(os.getpid())
+
+
+@server.tool
+async def greet(ctx: Context) -> str:
+    """Ask the user's name (a 2026-07-28 retry may land on another worker)."""
+    answer = await ctx.elicit(f"Your name? (asked by {os.getpid()})", NAME)
+    return f"Hello, {(answer.content or {}).get('name')} (from {os.getpid()})"
+
+
+@server.tool(task=True)
+async def build(target: str, ctx: Context) -> str:
+    """A task: any worker can report or cancel it."""
+    await ctx.report_status(f"building {target} on {os.getpid()}")
+    if target == "forever":
+        await anyio.sleep_forever()
+    return f"built {target}"
