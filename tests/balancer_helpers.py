@@ -19,6 +19,7 @@ from typing import Any, Final
 import anyio
 from http_helpers import RawClient, modern_headers
 from paths import EXAMPLES, ROOT
+from redis_helpers import free_ports
 
 WORKERS: Final = 3
 START_LIMIT: Final = 20.0
@@ -29,26 +30,6 @@ META: Final = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
     "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {TASKS: {}}},
 }
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
-def free_ports(count: int) -> int:
-    """The first of ``count`` consecutive free ports."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        start = int(probe.getsockname()[1])
-    for base in range(start, start + 2000):
-        if base + count < 65536 and all(_free(base + n) for n in range(count)):
-            return base
-    raise RuntimeError("no free ports")
 
 
 def _listening(port: int) -> bool:

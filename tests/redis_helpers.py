@@ -7,6 +7,7 @@ bounded."""
 
 from __future__ import annotations
 
+import random
 import shutil
 import socket
 import subprocess
@@ -25,10 +26,25 @@ from transports.bus import MemoryBus
 START_LIMIT: Final = 10.0
 
 
-def free_port() -> int:
+def _free(port: int) -> bool:
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def free_ports(count: int = 1) -> int:
+    """The first of ``count`` consecutive free ports, below the ephemeral range
+    (32768 and up on Linux), so that no outgoing connection takes one between
+    this check and the bind (or while Redis restarts)."""
+    rng = random.Random()
+    for _ in range(200):
+        base = rng.randrange(20_000, 32_000)
+        if all(_free(base + n) for n in range(count)):
+            return base
+    raise RuntimeError("no free ports")
 
 
 def _answers_ping(port: int) -> bool:
@@ -43,13 +59,14 @@ def _answers_ping(port: int) -> bool:
 class RedisProcess:
     """One redis-server child process."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, persist: bool = False) -> None:
+        self.persist = persist
         binary = shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
         self.binary = binary
         self.folder = folder
-        self.port = free_port()
+        self.port = free_ports()
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -63,7 +80,8 @@ class RedisProcess:
                 "--bind", "127.0.0.1",
                 "--port", str(self.port),
                 "--save", "",
-                "--appendonly", "no",
+                "--appendonly", "yes" if self.persist else "no",
+                "--appendfsync", "always",
                 "--dir", str(self.folder),
                 "--protected-mode", "yes",
             ],

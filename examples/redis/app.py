@@ -23,6 +23,15 @@ async def worker() -> str:
 
 
 @server.tool
+async def pause(seconds: float, ctx: Context) -> str:
+    """Wait, then say which worker waited (also in a progress notice first, when
+    the client sent a progress token)."""
+    await ctx.report_progress(0, message=str(os.getpid()))
+    await anyio.sleep(seconds)
+    return str(os.getpid())
+
+
+@server.tool
 async def greet(ctx: Context) -> str:
     """Ask the user's name (a 2026-07-28 retry may land on another worker)."""
     answer = await ctx.elicit(f"Your name? (asked by {os.getpid()})", NAME)

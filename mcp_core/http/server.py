@@ -51,6 +51,7 @@ from ..wire.errors import (
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     PARSE_ERROR,
+    SERVICE_UNAVAILABLE,
     UNSUPPORTED_PROTOCOL_VERSION,
     RemoteProtocolError,
     http_status_for,
@@ -107,6 +108,7 @@ _STATUS_CODES: Final = frozenset(
         UNSUPPORTED_PROTOCOL_VERSION,
         PARSE_ERROR,
         INVALID_REQUEST,
+        SERVICE_UNAVAILABLE,
     }
 )
 

@@ -32,6 +32,7 @@ from typing import Protocol
 
 import msgspec
 
+from ..wire.errors import SharedStateUnavailable
 from .sessions import DEFAULT_MAX_STORED_BYTES, DEFAULT_MAX_STORED_EVENTS, MemoryEventStore
 
 __all__ = [
@@ -45,12 +46,6 @@ __all__ = [
     "encode_record",
     "decode_record",
 ]
-
-
-class SharedStateUnavailable(Exception):
-    """The shared store cannot be reached (or did not answer in time). The
-    adapter answers 503 with this message: nothing was decided, the client may
-    retry."""
 
 
 class SessionRecord(msgspec.Struct, frozen=True, kw_only=True):

@@ -55,7 +55,14 @@ from ..types.server import (
     ListResourceTemplatesResult,
     ListToolsResult,
 )
-from ..wire.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND
+from ..wire.errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    RESOURCE_NOT_FOUND,
+    SERVICE_UNAVAILABLE,
+    SharedStateUnavailable,
+)
 from .context import (
     MRTR_METHODS,
     Context,
@@ -386,16 +393,25 @@ class Server(Registry):
         Raises:
             McpError: send it with ``send_error(id, code, message, data)``. Handler
                 exceptions are converted: tool errors become ``isError`` results,
-                other handlers' errors -32603.
+                other handlers' errors -32603, and a shared store that cannot be
+                reached (`SharedStateUnavailable`) SERVICE_UNAVAILABLE.
         """
         self._started = True
         ctx.lifespan = self.lifespan_value
-        if not self.middleware:
-            return await self._route(event, ctx)
-        call: Callable[[], Awaitable[Any]] = partial(self._route, event, ctx)
-        for layer in reversed(self.middleware):
-            call = partial(self._around, layer, event, ctx, call)
-        return await call()
+        try:
+            if not self.middleware:
+                return await self._route(event, ctx)
+            call: Callable[[], Awaitable[Any]] = partial(self._route, event, ctx)
+            for layer in reversed(self.middleware):
+                call = partial(self._around, layer, event, ctx, call)
+            return await call()
+        except SharedStateUnavailable as exc:
+            raise McpError(SERVICE_UNAVAILABLE, str(exc)) from None
+        except McpError as exc:
+            # A store that failed under a handler: its wrapper made it -32603.
+            if isinstance(exc.__cause__, SharedStateUnavailable):
+                raise McpError(SERVICE_UNAVAILABLE, str(exc.__cause__)) from None
+            raise
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Any]:
