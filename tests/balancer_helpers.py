@@ -7,6 +7,7 @@ consecutive workers. Every wait is bounded."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -17,7 +18,8 @@ import time
 from typing import Any, Final
 
 import anyio
-from http_helpers import RawClient, modern_headers
+import h11
+from http_helpers import RawClient, data, has_response, initialize, modern_headers
 from paths import EXAMPLES, ROOT
 from redis_helpers import free_ports
 
@@ -139,3 +141,51 @@ class Modern:
     async def text(self, name: str, **params: Any) -> str:
         result = await self.result("tools/call", {"name": name, "arguments": {}, **params})
         return str(result["content"][0]["text"])
+
+
+class Legacy:
+    """A 2025-11-25 session through the balancer, each request on a new
+    connection (so each on the next worker)."""
+
+    def __init__(self, port: int, version: str = "2025-11-25") -> None:
+        self.port = port
+        self.version = version
+        self.session_id = ""
+        self.next_id = 0
+
+    async def post(self, body: dict[str, Any], **headers: str) -> tuple[int, Any, dict[str, str]]:
+        """Status, JSON-RPC answer (the JSON body, or the response on a stream;
+        None for 202) and headers."""
+        if self.session_id:
+            headers.setdefault("mcp_session_id", self.session_id)
+        with anyio.fail_after(LIMIT):
+            async with RawClient(self.port) as raw:
+                await raw.send("POST", body, mcp_protocol_version=self.version, **headers)
+                head = await raw.head()
+                if head.headers.get("content-type") == "text/event-stream":
+                    messages = data(await raw.events(has_response))
+                    return head.status, messages[-1], head.headers
+                chunks = []
+                while not isinstance(event := await raw._event(), h11.EndOfMessage):
+                    chunks.append(bytes(event.data))
+                body_bytes = b"".join(chunks)
+        reply = json.loads(body_bytes) if body_bytes else None
+        return head.status, reply, head.headers
+
+    async def open(self) -> None:
+        status, reply, headers = await self.post(initialize(self.version))
+        assert status == 200 and "result" in reply, reply
+        self.session_id = headers["mcp-session-id"]
+        status, _, _ = await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert status == 202
+
+    async def call(self, tool: str, **arguments: Any) -> tuple[int, Any]:
+        self.next_id += 1
+        body = {
+            "jsonrpc": "2.0",
+            "id": self.next_id,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments},
+        }
+        status, reply, _ = await self.post(body)
+        return status, reply

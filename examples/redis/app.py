@@ -45,3 +45,15 @@ async def build(target: str, ctx: Context) -> str:
     if target == "forever":
         await anyio.sleep_forever()
     return f"built {target}"
+
+
+@server.tool
+async def offer(name: str) -> str:
+    """Offer one more tool here: the clients of every worker hear that the tool
+    list changed (notifications/tools/list_changed, relayed between workers)."""
+
+    async def offered() -> str:
+        return f"{name} from {os.getpid()}"
+
+    server.add_tool(offered, name=name, description=f"offered by {os.getpid()}")
+    return name

@@ -28,10 +28,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
+from ..session.config import ClientInfo
+from ..types.base import ClientCapabilities, Implementation
 from ..wire.errors import SharedStateUnavailable
 from .sessions import DEFAULT_MAX_STORED_BYTES, DEFAULT_MAX_STORED_EVENTS, MemoryEventStore
 
@@ -45,6 +47,8 @@ __all__ = [
     "SharedStateUnavailable",
     "encode_record",
     "decode_record",
+    "record_of",
+    "client_of",
 ]
 
 
@@ -60,6 +64,32 @@ class SessionRecord(msgspec.Struct, frozen=True, kw_only=True):
     client_capabilities: msgspec.Raw = msgspec.Raw(b"{}")
     client_info: msgspec.Raw = msgspec.Raw(b"{}")
     created: float = 0.0
+
+
+def record_of(
+    session_id: str, principal: str | None, protocol: Any, now: float
+) -> SessionRecord | None:
+    """What to register of a session whose protocol side (a ServerSession)
+    answered ``initialize``; None when it has not (no revision or client yet)."""
+    revision = getattr(protocol, "revision", None)
+    client: ClientInfo | None = getattr(protocol, "client", None)
+    if revision is None or client is None:
+        return None
+    return SessionRecord(
+        session_id=session_id,
+        principal=principal,
+        revision=revision,
+        client_capabilities=msgspec.Raw(msgspec.json.encode(client.capabilities)),
+        client_info=msgspec.Raw(msgspec.json.encode(client.info)),
+        created=now,
+    )
+
+
+def client_of(record: SessionRecord) -> ClientInfo:
+    """The client a registered session negotiated with (for `ServerSession.resume`)."""
+    capabilities = msgspec.json.decode(record.client_capabilities, type=ClientCapabilities)
+    info = msgspec.json.decode(record.client_info, type=Implementation | None)
+    return ClientInfo(capabilities=capabilities, info=info)
 
 
 def encode_record(record: SessionRecord) -> bytes:

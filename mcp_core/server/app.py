@@ -41,6 +41,7 @@ from typing import Any, Final, TypeAlias, TypeVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from ..http.shared import Bus, SessionRegistry
 from ..session.events import RequestReceived
 from ..session.server import ServerConfig
 from ..tasks.engine import TaskEngine
@@ -304,17 +305,27 @@ class Server(Registry):
             lambda: any(entry.task for entry in self._tools.values()),
         )
         self._routes.update(self.tasks.routes())
+        #: Where HTTP sessions are shared between replicas (see `share_state`).
+        self.session_registry: SessionRegistry | None = None
+        #: How replicas reach each other (see `share_state`).
+        self.bus: Bus | None = None
 
     def share_state(
         self,
         *,
         once: OnceStore | None = None,
         tasks: TaskStore | None = None,
+        sessions: SessionRegistry | None = None,
+        bus: Bus | None = None,
         state_keys: Sequence[bytes] | None = None,
     ) -> None:
         """Use shared stores, for several replicas (before serving starts).
 
         Args:
+            sessions: where handshake-era HTTP sessions are registered, so that
+                any replica serves any session (the HTTP transports read it).
+            bus: how replicas tell each other about change notifications and
+                ended sessions (the HTTP transports read it).
             state_keys: the keyring that seals ``requestState`` (as ``state_key``),
                 the same on every replica.
             once: where used ``requestState`` nonces are claimed (in place of the
@@ -335,6 +346,10 @@ class Server(Registry):
             self._once = once
         if tasks is not None:
             self.tasks.engine.store = tasks
+        if sessions is not None:
+            self.session_registry = sessions
+        if bus is not None:
+            self.bus = bus
 
     @property
     def state_fingerprint(self) -> str:

@@ -71,6 +71,7 @@ from mcp_core.wire import DEFAULT_LIMITS, Message
 from ..driver import DEFAULT_MAX_CONCURRENCY, Driver
 from ..first_wait import watching
 from ..server_connection import ServerConnection
+from .shared_sessions import Relay, SharedSessions
 from .streams import AnswerStream, LegacySession, LegacySseConnection, modern_sink
 
 __all__ = [
@@ -282,6 +283,11 @@ class HttpService:
             event_store=event_store,
         )
         self.sessions: dict[str, LegacySession] = {}
+        registry = server.session_registry
+        #: Legacy sessions shared with other workers, when the server shares them.
+        self.shared = None if registry is None else SharedSessions(registry, self.endpoint)
+        #: Changes and ended sessions to and from other workers, over the server's bus.
+        self.relay = None if server.bus is None else Relay(server, self._end_here)
         #: Live HTTP+SSE (2024-11-05) sessions by id.
         self.sse_sessions: dict[str, LegacySseConnection] = {}
         self._tg: TaskGroup | None = None
@@ -307,6 +313,8 @@ class HttpService:
         async with self.server.running(), anyio.create_task_group() as tg:
             self._tg = tg
             tg.start_soon(self._sweep)
+            if self.relay is not None:
+                await tg.start(self.relay.run)
             try:
                 yield tg
             finally:
@@ -341,7 +349,15 @@ class HttpService:
             if in_flight or not sse.connection.session.requests_in_flight:
                 sse.stream.finish()
 
+    def _end_here(self, session_id: str) -> None:
+        # Another worker ended the session (DELETE): so does this one.
+        if session_id in self.sessions:
+            self.endpoint.end_session(session_id)
+            self._end(session_id)
+
     def _end(self, session_id: str) -> None:
+        if self.shared is not None:
+            self.shared.forget(session_id)
         session = self.sessions.pop(session_id, None) or self.sse_sessions.pop(session_id, None)
         if session is not None:
             session.close()
@@ -360,6 +376,14 @@ class HttpService:
             limits=self.limits,
             max_concurrency=self.max_concurrency,
         )
+
+    def _legacy_session(self, session_id: str, principal: str | None) -> ServerConnection:
+        # The protocol side of a legacy session minted (or adopted) by the endpoint.
+        assert self._tg is not None, "handle() is called while running()"
+        connection = self._connection(self._tg, principal)
+        self.sessions[session_id] = LegacySession(session_id, connection, self.endpoint)
+        self.endpoint.bind(session_id, connection.session)
+        return connection
 
     def _fed(self, decision: Dispatch) -> bytes | Message:
         # What a session is fed: the message the endpoint decoded already, when the
@@ -414,6 +438,17 @@ class HttpService:
             PeerGone: the client went away before the answer was written.
         """
         now = anyio.current_time()
+        if self.shared is not None:
+            refusal = await self.shared.before(
+                head,
+                principal,
+                now,
+                lambda sid: self._legacy_session(sid, principal),
+                self._end_here,
+            )
+            if refusal is not None:
+                await out.reply(refusal)
+                return
         decision = self.endpoint.receive(head, body, now, principal, checked=checked)
         for session_id in self.endpoint.take_evicted():
             self._end(session_id)
@@ -433,6 +468,10 @@ class HttpService:
         else:
             assert isinstance(decision, EndSession) and decision.reply is not None
             self._end(decision.session_id)
+            if self.shared is not None:
+                await self.shared.ended(decision.session_id, principal)
+            if self.relay is not None:
+                self.relay.ended(decision.session_id)
             await out.reply(decision.reply)
 
     async def _dispatch(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
@@ -454,11 +493,8 @@ class HttpService:
             return
         session = self.sessions.get(decision.session_id)
         if decision.created:
-            assert self._tg is not None, "handle() is called while running()"
-            connection = self._connection(self._tg, principal)
-            session = LegacySession(decision.session_id, connection, endpoint)
-            self.sessions[decision.session_id] = session
-            endpoint.bind(decision.session_id, session.connection.session)
+            self._legacy_session(decision.session_id, principal)
+            session = self.sessions[decision.session_id]
         if session is None:  # pragma: no cover - the endpoint and we agree on sessions
             await out.reply(Reply(404))
             return
@@ -479,6 +515,15 @@ class HttpService:
         if ended is not None:
             self._end(ended.session_id)
         try:
+            if decision.created and ended is None and self.shared is not None:
+                refusal = await self.shared.opened(
+                    decision.session_id, principal, session.connection.session
+                )
+                if refusal is not None:
+                    endpoint.end_session(decision.session_id)
+                    self._end(decision.session_id)
+                    await out.reply(refusal)
+                    return
             if jobs:
                 # Its handler runs here, unwatched: a client that hangs up does not
                 # cancel a legacy request (see below).

@@ -64,7 +64,13 @@ def share_on_redis(
         RedisEventLog(connection),
         RedisBus(connection),
     )
-    server.share_state(once=shared.once, tasks=shared.tasks, state_keys=state_keys)
+    server.share_state(
+        once=shared.once,
+        tasks=shared.tasks,
+        sessions=shared.sessions,
+        bus=shared.bus,
+        state_keys=state_keys,
+    )
     inner = server.lifespan
 
     @contextlib.asynccontextmanager

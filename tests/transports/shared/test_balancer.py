@@ -5,10 +5,12 @@ on a new connection, so consecutive requests reach consecutive workers."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import AsyncExitStack
 
 import anyio
 import pytest
-from balancer_helpers import LIMIT, WORKERS, Deployment, Modern
+from balancer_helpers import LIMIT, WORKERS, Deployment, Legacy, Modern
+from http_helpers import RawClient, data
 from redis_helpers import RedisProcess
 
 pytestmark = pytest.mark.anyio
@@ -97,3 +99,70 @@ async def test_a_quick_task_is_read_on_every_worker(deployment: Deployment) -> N
     for _ in range(WORKERS):
         again = await client.result("tasks/get", {"taskId": task_id})
         assert again["status"] == "completed"
+
+
+async def test_a_legacy_session_opened_on_one_worker_is_served_on_every_worker(
+    deployment: Deployment,
+) -> None:
+    session = Legacy(deployment.port)
+    await session.open()
+    pids = set()
+    for _ in range(WORKERS):
+        status, reply = await session.call("worker")
+        assert status == 200, reply
+        pids.add(reply["result"]["content"][0]["text"])
+    assert len(pids) == WORKERS
+
+
+async def test_a_legacy_session_ended_on_one_worker_is_gone_on_the_others(
+    deployment: Deployment,
+) -> None:
+    session = Legacy(deployment.port)
+    await session.open()
+    assert (await session.call("worker"))[0] == 200
+    with anyio.fail_after(LIMIT):
+        async with RawClient(deployment.port) as raw:
+            await raw.send(
+                "DELETE", mcp_session_id=session.session_id, mcp_protocol_version="2025-11-25"
+            )
+            assert (await raw.answer()).status == 200
+    for _ in range(WORKERS):
+        status, _ = await session.call("worker")
+        assert status == 404
+
+
+async def test_an_unknown_session_is_404_on_every_worker(deployment: Deployment) -> None:
+    session = Legacy(deployment.port)
+    session.session_id = "no-such-session"
+    for _ in range(WORKERS):
+        status, reply = await session.call("worker")
+        assert status == 404, reply
+
+
+async def test_a_list_change_on_one_worker_reaches_listeners_on_every_worker(
+    deployment: Deployment,
+) -> None:
+    # One legacy session per worker, its GET stream opened on that worker.
+    sessions = [Legacy(deployment.port) for _ in range(WORKERS)]
+    for session in sessions:
+        await session.open()
+    with anyio.fail_after(LIMIT):
+        async with AsyncExitStack() as stack:
+            streams = []
+            for session, port in zip(sessions, deployment.worker_ports, strict=True):
+                raw = await stack.enter_async_context(RawClient(port))
+                await raw.send(
+                    "GET", mcp_session_id=session.session_id, mcp_protocol_version="2025-11-25"
+                )
+                head = await raw.head()
+                assert head.status == 200, head.headers
+                streams.append(raw)
+            # The streams are attached once their priming event came.
+            for raw in streams:
+                await raw.events(lambda got: bool(got))
+            status, reply = await sessions[0].call("offer", name=f"extra{id(sessions)}")
+            assert status == 200 and "result" in reply, reply
+            for raw in streams:
+                heard = await raw.events(lambda got: any(e.data for e in got))
+                methods = [m["method"] for m in data(heard)]
+                assert methods == ["notifications/tools/list_changed"]
