@@ -352,6 +352,11 @@ class Server(Registry):
             self.bus = bus
 
     @property
+    def state_ttl(self) -> float:
+        """Seconds a sealed ``requestState`` stays valid."""
+        return self._sealer.ttl
+
+    @property
     def state_fingerprint(self) -> str:
         """The public name of the key that seals ``requestState``: every replica
         of one deployment must show the same (see `StateSealer.fingerprint`)."""

@@ -10,11 +10,15 @@ event log and the bus from `SharedState`.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+
 from mcp_core.server import Server
+from mcp_core.wire.errors import SharedStateUnavailable
 
 from .bus import RedisBus
 from .connection import DEFAULT_PREFIX, DEFAULT_TIMEOUT, RedisConnection, check_fingerprint
@@ -24,6 +28,8 @@ from .sessions import RedisSessionRegistry
 from .tasks import RedisTaskStore
 
 __all__ = ["SharedState", "share_on_redis"]
+
+log = logging.getLogger("mcp_core")
 
 
 @dataclass(frozen=True)
@@ -75,13 +81,30 @@ def share_on_redis(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Server) -> AsyncIterator[Any]:
-        async with connection:
-            await check_fingerprint(connection, app.state_fingerprint, ttl=86_400.0)
-            if inner is None:
-                yield None
-            else:
-                async with inner(app) as value:
-                    yield value
+        # The fingerprint is kept as long as a state lives (after that no state
+        # sealed with an old key is valid, so a new key may take over), renewed
+        # while this worker runs.
+        ttl = app.state_ttl
+        async with connection, anyio.create_task_group() as tg:
+            await check_fingerprint(connection, app.state_fingerprint, ttl=ttl)
+            tg.start_soon(_renew_fingerprint, connection, app.state_fingerprint, ttl)
+            try:
+                if inner is None:
+                    yield None
+                else:
+                    async with inner(app) as value:
+                        yield value
+            finally:
+                tg.cancel_scope.cancel()
 
     server.lifespan = lifespan
     return shared
+
+
+async def _renew_fingerprint(connection: RedisConnection, fingerprint: str, ttl: float) -> None:
+    while True:
+        await anyio.sleep(ttl / 3)
+        try:
+            await check_fingerprint(connection, fingerprint, ttl=ttl)
+        except (RuntimeError, SharedStateUnavailable) as exc:
+            log.error("requestState key check: %s", exc)
