@@ -35,7 +35,7 @@ import msgspec
 from ..session.config import ClientInfo
 from ..types.base import ClientCapabilities, Implementation
 from ..wire.errors import SharedStateUnavailable
-from .sessions import DEFAULT_MAX_STORED_BYTES, DEFAULT_MAX_STORED_EVENTS, MemoryEventStore
+from .sessions import DEFAULT_MAX_STORED_EVENTS
 
 __all__ = [
     "SessionRecord",
@@ -43,6 +43,7 @@ __all__ = [
     "MemorySessionRegistry",
     "EventLog",
     "MemoryEventLog",
+    "replay_from",
     "Bus",
     "SharedStateUnavailable",
     "encode_record",
@@ -146,22 +147,28 @@ class MemorySessionRegistry:
 class EventLog(Protocol):
     """The SSE events of every session, for replay from any worker.
 
-    Event ids are unique within a session and name their stream (2025-11-25
-    basic/transports.mdx "Resumability and Redelivery"). The log keeps a bounded
-    number of recent events per session (a safety net for broken connections).
+    The worker that sends an event names it (ids unique within the session and
+    naming their stream: 2025-11-25 basic/transports.mdx "Resumability and
+    Redelivery") and appends it here after; the log keeps a bounded number of
+    recent events per session (a safety net for broken connections).
     """
 
     async def append(
-        self, principal: str | None, session_id: str, stream_id: str, message: bytes | None
-    ) -> str:
-        """Store one event (None: a priming event) and return its id."""
+        self,
+        principal: str | None,
+        session_id: str,
+        stream_id: str,
+        event_id: str,
+        message: bytes | None,
+    ) -> None:
+        """Store one event (``message`` None: a priming event)."""
         ...
 
     async def after(
         self, principal: str | None, session_id: str, event_id: str
     ) -> tuple[str, list[tuple[str, bytes]]] | None:
         """The stream of ``event_id`` and the events sent on it after that one,
-        oldest first; None for an id never issued or already forgotten."""
+        oldest first; None for an id never stored or already forgotten."""
         ...
 
     async def drop(self, principal: str | None, session_id: str) -> None:
@@ -170,34 +177,50 @@ class EventLog(Protocol):
 
 
 class MemoryEventLog:
-    """An `EventLog` in one process's memory: a `MemoryEventStore` per session."""
+    """An `EventLog` in one process's memory, bounded per session."""
 
-    def __init__(
-        self,
-        max_events: int = DEFAULT_MAX_STORED_EVENTS,
-        max_bytes: int = DEFAULT_MAX_STORED_BYTES,
-    ) -> None:
+    def __init__(self, max_events: int = DEFAULT_MAX_STORED_EVENTS) -> None:
         self.max_events = max_events
-        self.max_bytes = max_bytes
-        self._stores: dict[tuple[str | None, str], MemoryEventStore] = {}
+        self._events: dict[tuple[str | None, str], list[tuple[str, str, bytes | None]]] = {}
 
     async def append(
-        self, principal: str | None, session_id: str, stream_id: str, message: bytes | None
-    ) -> str:
-        key = (principal, session_id)
-        store = self._stores.get(key)
-        if store is None:
-            store = self._stores[key] = MemoryEventStore(self.max_events, self.max_bytes)
-        return store.store(stream_id, message)
+        self,
+        principal: str | None,
+        session_id: str,
+        stream_id: str,
+        event_id: str,
+        message: bytes | None,
+    ) -> None:
+        events = self._events.setdefault((principal, session_id), [])
+        events.append((stream_id, event_id, message))
+        del events[: -self.max_events]
 
     async def after(
         self, principal: str | None, session_id: str, event_id: str
     ) -> tuple[str, list[tuple[str, bytes]]] | None:
-        store = self._stores.get((principal, session_id))
-        return None if store is None else store.replay_after(event_id)
+        return replay_from(self._events.get((principal, session_id), []), event_id)
 
     async def drop(self, principal: str | None, session_id: str) -> None:
-        self._stores.pop((principal, session_id), None)
+        self._events.pop((principal, session_id), None)
+
+
+def replay_from(
+    events: list[tuple[str, str, bytes | None]], event_id: str
+) -> tuple[str, list[tuple[str, bytes]]] | None:
+    """From a session's (stream id, event id, message) events, oldest first: the
+    stream of ``event_id`` and the messages sent on it after that event (priming
+    events carry none); None when ``event_id`` is not among them. The oldest go
+    first when the log is trimmed, so when ``event_id`` is here every later
+    event is too: the replay has no holes."""
+    for index, (stream_id, found, _) in enumerate(events):
+        if found == event_id:
+            later = [
+                (eid, message)
+                for sid, eid, message in events[index + 1 :]
+                if sid == stream_id and message is not None
+            ]
+            return stream_id, later
+    return None
 
 
 class Bus(Protocol):

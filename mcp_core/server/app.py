@@ -41,7 +41,7 @@ from typing import Any, Final, TypeAlias, TypeVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ..http.shared import Bus, SessionRegistry
+from ..http.shared import Bus, EventLog, SessionRegistry
 from ..session.events import RequestReceived
 from ..session.server import ServerConfig
 from ..tasks.engine import TaskEngine
@@ -307,6 +307,8 @@ class Server(Registry):
         self._routes.update(self.tasks.routes())
         #: Where HTTP sessions are shared between replicas (see `share_state`).
         self.session_registry: SessionRegistry | None = None
+        #: Where SSE events are shared between replicas (see `share_state`).
+        self.event_log: EventLog | None = None
         #: How replicas reach each other (see `share_state`).
         self.bus: Bus | None = None
 
@@ -316,6 +318,7 @@ class Server(Registry):
         once: OnceStore | None = None,
         tasks: TaskStore | None = None,
         sessions: SessionRegistry | None = None,
+        events: EventLog | None = None,
         bus: Bus | None = None,
         state_keys: Sequence[bytes] | None = None,
     ) -> None:
@@ -324,6 +327,8 @@ class Server(Registry):
         Args:
             sessions: where handshake-era HTTP sessions are registered, so that
                 any replica serves any session (the HTTP transports read it).
+            events: where handshake-era SSE events are kept for a client that
+                resumes on another replica (the HTTP transports read it).
             bus: how replicas tell each other about change notifications and
                 ended sessions (the HTTP transports read it).
             state_keys: the keyring that seals ``requestState`` (as ``state_key``),
@@ -348,6 +353,8 @@ class Server(Registry):
             self.tasks.engine.store = tasks
         if sessions is not None:
             self.session_registry = sessions
+        if events is not None:
+            self.event_log = events
         if bus is not None:
             self.bus = bus
 

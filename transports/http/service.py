@@ -71,6 +71,7 @@ from mcp_core.wire import DEFAULT_LIMITS, Message
 from ..driver import DEFAULT_MAX_CONCURRENCY, Driver
 from ..first_wait import watching
 from ..server_connection import ServerConnection
+from .shared_events import EventShipper, SharedEventStore
 from .shared_sessions import Relay, SharedSessions
 from .streams import AnswerStream, LegacySession, LegacySseConnection, modern_sink
 
@@ -276,6 +277,13 @@ class HttpService:
         self.timeouts = timeouts
         self.max_concurrency = max_concurrency
         self._default_limits = limits == DEFAULT_LIMITS
+        #: Legacy sessions' SSE events copied to the server's shared event log.
+        self.shipper = None
+        if server.event_log is not None and event_store is None:
+            self.shipper = EventShipper(
+                server.event_log, config.max_stored_events, config.max_stored_bytes
+            )
+            event_store = self.shipper.store
         self.endpoint = HttpEndpoint(
             config,
             revisions=revisions,
@@ -315,6 +323,8 @@ class HttpService:
             tg.start_soon(self._sweep)
             if self.relay is not None:
                 await tg.start(self.relay.run)
+            if self.shipper is not None:
+                tg.start_soon(self.shipper.run)
             try:
                 yield tg
             finally:
@@ -383,6 +393,9 @@ class HttpService:
         connection = self._connection(self._tg, principal)
         self.sessions[session_id] = LegacySession(session_id, connection, self.endpoint)
         self.endpoint.bind(session_id, connection.session)
+        http = self.endpoint.sessions[session_id]
+        if isinstance(http.events, SharedEventStore):
+            http.events.bind(session_id, principal, lambda: http.standalone_open)
         return connection
 
     def _fed(self, decision: Dispatch) -> bytes | Message:
@@ -449,6 +462,8 @@ class HttpService:
             if refusal is not None:
                 await out.reply(refusal)
                 return
+        if self.shipper is not None:
+            await self.shipper.prefetch(self.endpoint, head)
         decision = self.endpoint.receive(head, body, now, principal, checked=checked)
         for session_id in self.endpoint.take_evicted():
             self._end(session_id)

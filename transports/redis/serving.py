@@ -74,6 +74,7 @@ def share_on_redis(
         once=shared.once,
         tasks=shared.tasks,
         sessions=shared.sessions,
+        events=shared.events,
         bus=shared.bus,
         state_keys=state_keys,
     )

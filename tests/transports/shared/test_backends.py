@@ -93,22 +93,21 @@ async def test_events_replay_after_one_on_its_stream_only(
     with anyio.fail_after(LIMIT):
         async with backends(backend_kind, redis_or_none) as b:
             log = b.events
-            priming = await log.append("alice", "s", "0", None)
-            one = await log.append("alice", "s", "0", b'{"n":1}')
-            other = await log.append("alice", "s", "1", b'{"n":"other"}')
-            two = await log.append("alice", "s", "0", b'{"n":2}')
-            assert len({priming, one, other, two}) == 4
-            assert await log.after("alice", "s", priming) == (
+            await log.append("alice", "s", "0", "0-a1", None)
+            await log.append("alice", "s", "0", "0-a2", b'{"n":1}')
+            await log.append("alice", "s", "1", "1-b1", b'{"n":"other"}')
+            await log.append("alice", "s", "0", "0-b2", b'{"n":2}')
+            assert await log.after("alice", "s", "0-a1") == (
                 "0",
-                [(one, b'{"n":1}'), (two, b'{"n":2}')],
+                [("0-a2", b'{"n":1}'), ("0-b2", b'{"n":2}')],
             )
-            assert await log.after("alice", "s", one) == ("0", [(two, b'{"n":2}')])
-            assert await log.after("alice", "s", other) == ("1", [])
-            assert await log.after("bob", "s", one) is None
-            for unknown in ("0/1-1", "nonsense", "", "0/99999999999999-0"):
+            assert await log.after("alice", "s", "0-a2") == ("0", [("0-b2", b'{"n":2}')])
+            assert await log.after("alice", "s", "1-b1") == ("1", [])
+            assert await log.after("bob", "s", "0-a2") is None
+            for unknown in ("0-a9", "nonsense", ""):
                 assert await log.after("alice", "s", unknown) is None
             await log.drop("alice", "s")
-            assert await log.after("alice", "s", one) is None
+            assert await log.after("alice", "s", "0-a2") is None
 
 
 async def test_the_event_log_keeps_the_newest_events(
@@ -116,12 +115,10 @@ async def test_the_event_log_keeps_the_newest_events(
 ) -> None:
     with anyio.fail_after(LIMIT):
         async with backends(backend_kind, redis_or_none, max_events=3) as b:
-            ids = [await b.events.append(None, "s", "0", b"%d" % n) for n in range(5)]
-            assert await b.events.after(None, "s", ids[0]) is None
-            assert await b.events.after(None, "s", ids[2]) == (
-                "0",
-                [(ids[3], b"3"), (ids[4], b"4")],
-            )
+            for n in range(5):
+                await b.events.append(None, "s", "0", f"0-{n}", b"%d" % n)
+            assert await b.events.after(None, "s", "0-1") is None
+            assert await b.events.after(None, "s", "0-2") == ("0", [("0-3", b"3"), ("0-4", b"4")])
 
 
 async def test_the_bus_reaches_every_listener_of_the_topic(
@@ -147,7 +144,7 @@ async def test_every_redis_key_has_a_ttl(redis_server: RedisProcess) -> None:
             await b.once.claim(b"n" * 16, 130.0, now=100.0)
             await b.tasks.create(task("t1", ttl_ms=None), 100.0)
             await b.sessions.put(session("s1"), 60.0)
-            await b.events.append("alice", "s1", "0", b"{}")
+            await b.events.append("alice", "s1", "0", "0-1", b"{}")
             client = b.once.connection.client
             prefix = b.once.connection.prefix
             keys = [key async for key in client.scan_iter(match=f"{prefix}:*")]

@@ -166,3 +166,39 @@ async def test_a_list_change_on_one_worker_reaches_listeners_on_every_worker(
                 heard = await raw.events(lambda got: any(e.data for e in got))
                 methods = [m["method"] for m in data(heard)]
                 assert methods == ["notifications/tools/list_changed"]
+
+
+async def test_a_get_stream_resumed_on_another_worker_replays_exactly_what_was_missed(
+    deployment: Deployment,
+) -> None:
+    session = Legacy(deployment.port)
+    await session.open()
+    first, second = deployment.worker_ports[:2]
+    get = {"mcp_session_id": session.session_id, "mcp_protocol_version": "2025-11-25"}
+    with anyio.fail_after(LIMIT):
+        async with RawClient(first) as raw:
+            await raw.send("GET", **get)
+            assert (await raw.head()).status == 200
+            (priming,) = await raw.events(lambda got: bool(got))
+            assert priming.id and not priming.data
+            for n in range(3):
+                status, _ = await session.call("offer", name=f"resume{n}{id(session)}")
+                assert status == 200
+            sent = await raw.events(lambda got: len(got) == 3)
+        assert len({e.id for e in sent}) == 3
+        # The client read the first and lost the others: it resumes elsewhere.
+        async with RawClient(second) as raw:
+            await raw.send("GET", last_event_id=sent[0].id, **get)
+            assert (await raw.head()).status == 200
+            replayed = await raw.events(lambda got: len(got) == 2)
+        assert [(e.id, e.data) for e in replayed] == [(e.id, e.data) for e in sent[1:]]
+        # Resumed from the priming event, on the third worker: all three.
+        async with RawClient(deployment.worker_ports[2]) as raw:
+            await raw.send("GET", last_event_id=priming.id, **get)
+            assert (await raw.head()).status == 200
+            again = await raw.events(lambda got: len(got) == 3)
+        assert [(e.id, e.data) for e in again] == [(e.id, e.data) for e in sent]
+        # An id no worker sent is refused, on any worker.
+        async with RawClient(deployment.worker_ports[2]) as raw:
+            await raw.send("GET", last_event_id="0-nosuch.1", **get)
+            assert (await raw.answer()).status == 400
