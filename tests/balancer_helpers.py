@@ -172,8 +172,10 @@ class Legacy:
         reply = json.loads(body_bytes) if body_bytes else None
         return head.status, reply, head.headers
 
-    async def open(self) -> None:
-        status, reply, headers = await self.post(initialize(self.version))
+    async def open(self, capabilities: dict[str, Any] | None = None) -> None:
+        hello = initialize(self.version)
+        hello["params"]["capabilities"] = capabilities or {}
+        status, reply, headers = await self.post(hello)
         assert status == 200 and "result" in reply, reply
         self.session_id = headers["mcp-session-id"]
         status, _, _ = await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})

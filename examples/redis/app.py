@@ -48,6 +48,15 @@ async def build(target: str, ctx: Context) -> str:
 
 
 @server.tool
+async def haiku(topic: str, ctx: Context) -> str:
+    """Ask the client's model (sampling): in a 2025-11-25 session its answer may
+    be POSTed to another worker, which routes it here."""
+    said = await ctx.sample(f"A haiku about {topic} (asked by {os.getpid()})", 50)
+    text = getattr(said.content, "text", "")
+    return f"{text} (from {os.getpid()})"
+
+
+@server.tool
 async def offer(name: str) -> str:
     """Offer one more tool here: the clients of every worker hear that the tool
     list changed (notifications/tools/list_changed, relayed between workers)."""

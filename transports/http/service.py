@@ -67,12 +67,14 @@ from mcp_core.http.decisions import (
 from mcp_core.http.server import HttpEndpoint, HttpServerConfig
 from mcp_core.types import LEGACY_REVISIONS
 from mcp_core.wire import DEFAULT_LIMITS, Message
+from mcp_core.wire.errors import RemoteProtocolError, SharedStateUnavailable
+from mcp_core.wire.jsonrpc import ErrorResponse, Response, decode_message
 
 from ..driver import DEFAULT_MAX_CONCURRENCY, Driver
 from ..first_wait import watching
 from ..server_connection import ServerConnection
 from .shared_events import EventShipper, SharedEventStore
-from .shared_sessions import Relay, SharedSessions
+from .shared_sessions import Relay, SharedSessions, unavailable
 from .streams import AnswerStream, LegacySession, LegacySseConnection, modern_sink
 
 __all__ = [
@@ -295,7 +297,9 @@ class HttpService:
         #: Legacy sessions shared with other workers, when the server shares them.
         self.shared = None if registry is None else SharedSessions(registry, self.endpoint)
         #: Changes and ended sessions to and from other workers, over the server's bus.
-        self.relay = None if server.bus is None else Relay(server, self._end_here)
+        self.relay = (
+            None if server.bus is None else Relay(server, self._end_here, self._deliver_reply)
+        )
         #: Live HTTP+SSE (2024-11-05) sessions by id.
         self.sse_sessions: dict[str, LegacySseConnection] = {}
         self._tg: TaskGroup | None = None
@@ -358,6 +362,18 @@ class HttpService:
         for sse in self.sse_sessions.values():
             if in_flight or not sse.connection.session.requests_in_flight:
                 sse.stream.finish()
+
+    def _deliver_reply(self, session_id: str, body: bytes) -> None:
+        # A client's answer another worker received: fed here if awaited here.
+        session = self.sessions.get(session_id)
+        if session is None:
+            return
+        try:
+            message = decode_message(body)
+        except RemoteProtocolError:
+            return
+        if isinstance(message, Response | ErrorResponse) and _awaited(session, message):
+            session.connection.driver.feed(message)
 
     def _end_here(self, session_id: str) -> None:
         # Another worker ended the session (DELETE): so does this one.
@@ -514,7 +530,15 @@ class HttpService:
             await out.reply(Reply(404))
             return
         if decision.accepted is not None:
-            session.connection.driver.feed(self._fed(decision))
+            if self.relay is not None and not _awaited(session, decision.message):
+                # Not awaited here: another worker's handler waits for it.
+                try:
+                    await self.relay.route_reply(decision.session_id, decision.body)
+                except SharedStateUnavailable as exc:
+                    await out.reply(unavailable(exc))
+                    return
+            else:
+                session.connection.driver.feed(self._fed(decision))
             await out.reply(decision.accepted)
             return
         stream = session.open(decision)
@@ -745,3 +769,10 @@ class HttpService:
         if stream.overflow:
             raise PeerGone
         await out.end()
+
+
+def _awaited(session: LegacySession, message: Message | None) -> bool:
+    # Whether ``message`` is not an answer, or an answer this worker awaits.
+    if not isinstance(message, Response | ErrorResponse) or message.id is None:
+        return True
+    return session.connection.session.awaits(message.id)

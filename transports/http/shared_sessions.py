@@ -95,7 +95,9 @@ class SharedSessions:
         self.endpoint.adopt(session_id, principal, now)
         connection = take_up(session_id)
         try:
-            connection.session.resume(record.revision, client_of(record))
+            # Request ids of ours in a range of this worker's own (see resume).
+            first = secrets.randbelow(1 << 40) + (1 << 20)
+            connection.session.resume(record.revision, client_of(record), first_request_id=first)
         except LocalProtocolError:
             # A revision this worker does not serve: as if unknown here.
             log.warning("session %s is in %s, not served here", session_id, record.revision)
@@ -153,12 +155,19 @@ class Relay:
 
     CHANGES = "changes"
     ENDED = "ended"
+    REPLIES = "replies"
 
-    def __init__(self, server: Server, end: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        server: Server,
+        end: Callable[[str], None],
+        deliver: Callable[[str, bytes], None],
+    ) -> None:
         assert server.bus is not None
         self.server = server
         self.bus = server.bus
         self.end = end
+        self.deliver = deliver
         self.origin = secrets.token_hex(8).encode()
         self._out_send, self._out = anyio.create_memory_object_stream[tuple[str, bytes]](1000)
         self._relaying = False
@@ -177,6 +186,15 @@ class Relay:
         with contextlib.suppress(anyio.WouldBlock):
             self._out_send.send_nowait((self.ENDED, self.origin + b" " + session_id.encode()))
 
+    async def route_reply(self, session_id: str, body: bytes) -> None:
+        """A client's answer to a request that another worker's handler awaits
+        (sampling, elicitation, roots): to every worker, for the one that waits.
+
+        Raises:
+            SharedStateUnavailable: the bus cannot be reached.
+        """
+        await self.bus.publish(self.REPLIES, session_id.encode() + b" " + body)
+
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Relay until cancelled. Started once listening, or once the first try
         failed (a worker serves without the bus rather than not at all); a lost
@@ -191,6 +209,7 @@ class Relay:
                         async with (
                             self.bus.listen(self.CHANGES) as changes,
                             self.bus.listen(self.ENDED) as ended,
+                            self.bus.listen(self.REPLIES) as replies,
                             anyio.create_task_group() as inner,
                         ):
                             if not started:
@@ -198,6 +217,7 @@ class Relay:
                                 task_status.started()
                             inner.start_soon(self._until_done, inner, self._take_changes(changes))
                             inner.start_soon(self._until_done, inner, self._take_ended(ended))
+                            inner.start_soon(self._until_done, inner, self._take_replies(replies))
                     except Exception as exc:
                         log.warning("the bus to other workers failed (%r); again in 1 s", exc)
                     if not started:
@@ -240,6 +260,11 @@ class Relay:
             origin, _, session_id = message.partition(b" ")
             if origin != self.origin:
                 self.end(session_id.decode(errors="replace"))
+
+    async def _take_replies(self, messages: AsyncIterator[bytes]) -> None:
+        async for message in messages:
+            session_id, _, body = message.partition(b" ")
+            self.deliver(session_id.decode(errors="replace"), body)
 
 
 class _Change(msgspec.Struct):

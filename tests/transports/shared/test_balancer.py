@@ -10,7 +10,7 @@ from contextlib import AsyncExitStack
 import anyio
 import pytest
 from balancer_helpers import LIMIT, WORKERS, Deployment, Legacy, Modern
-from http_helpers import RawClient, data
+from http_helpers import RawClient, data, has_response
 from redis_helpers import RedisProcess
 
 pytestmark = pytest.mark.anyio
@@ -202,3 +202,46 @@ async def test_a_get_stream_resumed_on_another_worker_replays_exactly_what_was_m
         async with RawClient(deployment.worker_ports[2]) as raw:
             await raw.send("GET", last_event_id="0-nosuch.1", **get)
             assert (await raw.answer()).status == 400
+
+
+async def test_a_sampling_answer_posted_to_another_worker_reaches_the_tool(
+    deployment: Deployment,
+) -> None:
+    session = Legacy(deployment.port)
+    await session.open({"sampling": {}})
+    by_pid = {}
+    for port in deployment.worker_ports:
+        one = Modern(port)
+        by_pid[await one.text("worker")] = port
+    headers = {"mcp_session_id": session.session_id, "mcp_protocol_version": "2025-11-25"}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "haiku", "arguments": {"topic": "rain"}},
+    }
+    with anyio.fail_after(LIMIT):
+        async with RawClient(deployment.port) as raw:
+            await raw.send("POST", call, **headers)
+            assert (await raw.head()).headers["content-type"] == "text/event-stream"
+            asked = data(await raw.events(lambda got: any(e.data for e in got)))[-1]
+            assert asked["method"] == "sampling/createMessage"
+            text = asked["params"]["messages"][0]["content"]["text"]
+            sampler = text.rsplit(" ", 1)[1].rstrip(")")
+            # The answer goes to another worker than the one that asked.
+            other = next(port for pid, port in by_pid.items() if pid != sampler)
+            answer = {
+                "jsonrpc": "2.0",
+                "id": asked["id"],
+                "result": {
+                    "role": "assistant",
+                    "content": {"type": "text", "text": "drops on the roof"},
+                    "model": "m",
+                },
+            }
+            async with RawClient(other) as elsewhere:
+                await elsewhere.send("POST", answer, **headers)
+                assert (await elsewhere.answer()).status == 202
+            done = data(await raw.events(has_response))[-1]
+    assert done["id"] == 7
+    assert done["result"]["content"][0]["text"] == f"drops on the roof (from {sampler})"
