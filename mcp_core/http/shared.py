@@ -26,7 +26,7 @@ its principal (another principal's session is simply not there) and an expiry.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
@@ -164,6 +164,13 @@ class EventLog(Protocol):
         """Store one event (``message`` None: a priming event)."""
         ...
 
+    async def append_many(
+        self, events: Sequence[tuple[str | None, str, str, str, bytes | None]]
+    ) -> None:
+        """Store several events, in order: (principal, session id, stream id,
+        event id, message) each (one round trip for a networked log)."""
+        ...
+
     async def after(
         self, principal: str | None, session_id: str, event_id: str
     ) -> tuple[str, list[tuple[str, bytes]]] | None:
@@ -194,6 +201,12 @@ class MemoryEventLog:
         events = self._events.setdefault((principal, session_id), [])
         events.append((stream_id, event_id, message))
         del events[: -self.max_events]
+
+    async def append_many(
+        self, events: Sequence[tuple[str | None, str, str, str, bytes | None]]
+    ) -> None:
+        for event in events:
+            await self.append(*event)
 
     async def after(
         self, principal: str | None, session_id: str, event_id: str

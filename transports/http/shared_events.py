@@ -118,12 +118,19 @@ class EventShipper:
         self._send.send_nowait(item)
 
     async def run(self) -> None:
-        """Append queued events, in order, until cancelled."""
-        async for item in self._receive:
+        """Append queued events, in order, until cancelled: what is queued when
+        the log is free goes in one round trip."""
+        async for first in self._receive:
+            batch = [first]
+            while len(batch) < 256:
+                try:
+                    batch.append(self._receive.receive_nowait())
+                except anyio.WouldBlock:
+                    break
             try:
-                await self.event_log.append(*item)
+                await self.event_log.append_many(batch)
             except SharedStateUnavailable as exc:
-                log.warning("an SSE event of session %s is not shared: %s", item.session_id, exc)
+                log.warning("%d SSE events are not shared: %s", len(batch), exc)
 
     async def prefetch(self, endpoint: HttpEndpoint, head: HttpRequest) -> None:
         """Before the endpoint decides on a GET with ``Last-Event-ID``."""

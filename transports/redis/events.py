@@ -9,6 +9,9 @@ session's stream (at most ``max_events`` entries) once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from mcp_core.http.shared import replay_from
 
 from .connection import RedisConnection
@@ -25,6 +28,23 @@ else
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return id
+"""
+
+
+# Several events at once: ARGV[1] the length cap, ARGV[2] the TTL in ms, then groups
+# of five (stream, event id, has message, message, index of its key): one round trip.
+_APPEND_MANY = """
+for i = 3, #ARGV, 5 do
+  local key = KEYS[tonumber(ARGV[i + 4])]
+  if ARGV[i + 2] == '1' then
+    redis.call('XADD', key, 'MAXLEN', '=', ARGV[1], '*', 's', ARGV[i], 'e', ARGV[i + 1],
+      'm', ARGV[i + 3])
+  else
+    redis.call('XADD', key, 'MAXLEN', '=', ARGV[1], '*', 's', ARGV[i], 'e', ARGV[i + 1])
+  end
+  redis.call('PEXPIRE', key, ARGV[2])
+end
+return 1
 """
 
 
@@ -67,6 +87,20 @@ class RedisEventLog:
                 event_id,
             ],
         )
+
+    async def append_many(
+        self, events: Sequence[tuple[str | None, str, str, str, bytes | None]]
+    ) -> None:
+        keys: list[str] = []
+        args: list[Any] = [self.max_events, self.ttl_ms]
+        for principal, session_id, stream_id, event_id, message in events:
+            key = self._key(principal, session_id)
+            if key not in keys:
+                keys.append(key)
+            index = keys.index(key) + 1
+            args += [stream_id, event_id, "0" if message is None else "1", message or b"", index]
+        if keys:
+            await self.connection.script(_APPEND_MANY, keys, args)
 
     async def after(
         self, principal: str | None, session_id: str, event_id: str

@@ -177,3 +177,26 @@ async def test_a_worker_with_another_state_key_is_refused_at_start(
             await check_fingerprint(connection, "aa" * 16, ttl=60.0)
             with pytest.raises(RuntimeError, match="same MCP_CORE_STATE_KEY"):
                 await check_fingerprint(connection, "bb" * 16, ttl=60.0)
+
+
+async def test_events_appended_together_replay_as_if_one_by_one(
+    backend_kind: str, redis_or_none: RedisProcess
+) -> None:
+    with anyio.fail_after(LIMIT):
+        async with backends(backend_kind, redis_or_none, max_events=3) as b:
+            await b.events.append_many(
+                [
+                    ("alice", "s", "1", "1-a1", None),
+                    ("alice", "t", "0", "0-a1", b"other session"),
+                    ("alice", "s", "1", "1-a2", b"x"),
+                    ("alice", "s", "1", "1-a3", b"y"),
+                    ("alice", "s", "1", "1-a4", b"z"),
+                ]
+            )
+            assert await b.events.after("alice", "s", "1-a1") is None  # capped at 3
+            assert await b.events.after("alice", "s", "1-a2") == (
+                "1",
+                [("1-a3", b"y"), ("1-a4", b"z")],
+            )
+            assert await b.events.after("alice", "t", "0-a1") == ("0", [])
+            await b.events.append_many([])
