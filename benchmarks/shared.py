@@ -7,8 +7,8 @@ Each case starts its own deployment (as the README recipe: ``mcp-core serve
 --workers N --redis URL`` behind HAProxy, round robin), runs ``connections``
 clients for ``seconds``, each a keep-alive connection to HAProxy doing one call at
 a time, then reports calls/s, the workers' CPU per call (from /proc, summed over
-the workers), HAProxy's CPU per call, and the Redis commands per call (Redis's
-``total_commands_processed``; a Lua script is one command and one round trip).
+the workers), HAProxy's CPU per call, and the Redis round trips per call (the
+commands clients sent, from ``INFO commandstats``: a Lua script is one).
 2026-07-28 calls need no shared state; legacy (2025-11-25) calls go on one
 session per connection, which any worker takes up from the registry.
 
@@ -68,7 +68,7 @@ class Result:
             "calls/s": round(rate),
             "worker CPU us/call": round(self.worker_cpu / self.calls * 1e6, 1),
             "haproxy CPU us/call": round(self.haproxy_cpu / self.calls * 1e6, 1),
-            "redis commands/call": round(self.redis_commands / self.calls, 2),
+            "redis round trips/call": round(self.redis_commands / self.calls, 2),
         }
 
 
@@ -95,16 +95,29 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def _redis_commands(port: int) -> int:
+# Commands the backends run only inside their Lua scripts: not round trips.
+_IN_SCRIPTS: Final = frozenset({"xadd", "pexpire", "zadd", "zrange", "zrank", "zrem", "hset"})
+
+
+def _redis_round_trips(port: int) -> int:
+    """Commands clients sent (each a round trip), from ``INFO commandstats``."""
     with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
-        sock.sendall(b"INFO stats\r\n")
+        sock.sendall(b"INFO commandstats\r\n")
         data = b""
-        while b"total_commands_processed" not in data or not data.endswith(b"\r\n"):
+        while not data.endswith(b"\r\n\r\n") and not data.rstrip().endswith(b"\r\n"):
             data += sock.recv(65536)
+            if data.count(b"\r\n") > 1 and data.endswith(b"\r\n"):
+                head, _, _ = data.partition(b"\r\n")
+                if len(data) >= int(head[1:]) + len(head) + 2:
+                    break
+    total = 0
     for line in data.decode().splitlines():
-        if line.startswith("total_commands_processed:"):
-            return int(line.split(":", 1)[1])
-    raise RuntimeError("no total_commands_processed in INFO")
+        if line.startswith("cmdstat_"):
+            name, _, stats = line[len("cmdstat_") :].partition(":")
+            calls = int(stats.split(",", 1)[0].split("=", 1)[1])
+            if name not in _IN_SCRIPTS and name not in ("info", "hello", "ping"):
+                total += calls
+    return total
 
 
 @contextmanager
@@ -244,7 +257,7 @@ def run_case(era: str, workers: int, redis: bool, seconds: float, connections: i
         anyio.run(drive, time.monotonic() + min(0.5, seconds / 4), [0])
         cpu_before = sum(_cpu(pid) for pid in pids)
         haproxy_before = _cpu(haproxy)
-        commands_before = _redis_commands(redis_port) if redis_port else 0
+        commands_before = _redis_round_trips(redis_port) if redis_port else 0
         counts = [0]
         started = time.monotonic()
         anyio.run(drive, started + seconds, counts)
@@ -257,7 +270,7 @@ def run_case(era: str, workers: int, redis: bool, seconds: float, connections: i
             elapsed,
             sum(_cpu(pid) for pid in pids) - cpu_before,
             _cpu(haproxy) - haproxy_before,
-            (_redis_commands(redis_port) - commands_before) if redis_port else 0,
+            (_redis_round_trips(redis_port) - commands_before) if redis_port else 0,
         )
 
 
