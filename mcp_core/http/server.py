@@ -54,6 +54,7 @@ from ..wire.errors import (
     METHOD_NOT_FOUND,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     PARSE_ERROR,
+    SERVICE_UNAVAILABLE,
     UNSUPPORTED_PROTOCOL_VERSION,
     RemoteProtocolError,
     http_status_for,
@@ -113,6 +114,7 @@ _STATUS_CODES: Final = frozenset(
         UNSUPPORTED_PROTOCOL_VERSION,
         PARSE_ERROR,
         INVALID_REQUEST,
+        SERVICE_UNAVAILABLE,
     }
 )
 
@@ -682,6 +684,21 @@ class HttpEndpoint:
         return encode_event(data, id=session.events.store(stream_id, data))
 
     # --- sessions -----------------------------------------------------------------------
+
+    def needs_session(self, session_id: str) -> bool:
+        """Whether a request naming ``session_id`` would find no session here: with
+        a shared session registry, the adapter then looks it up there and, when
+        found, `adopt`s it before `receive` (the endpoint decides, the adapter
+        does the I/O)."""
+        return session_id not in self.sessions and session_id not in self.sse.sessions
+
+    def adopt(self, session_id: str, principal: str | None, now: float) -> None:
+        """Take up a legacy session another process opened (found in the shared
+        registry under ``principal``); the adapter then `bind`s its protocol
+        side, resumed in the registered revision."""
+        self.sessions[session_id] = HttpSession(
+            session_id, now, self._event_store(), principal, None
+        )
 
     def bind(self, session_id: str, protocol: Any) -> None:
         """Attach the protocol side (a ServerSession) to a minted session."""

@@ -76,12 +76,15 @@ class MemoryEventStore:
         max_events: events kept at most.
         max_bytes: bytes of messages kept at most (the newest event is always
             kept, however large).
+        id_prefix: put before the sequence number of every event id, so that
+            the ids several processes make for one session never collide.
     """
 
     def __init__(
         self,
         max_events: int = DEFAULT_MAX_STORED_EVENTS,
         max_bytes: int = DEFAULT_MAX_STORED_BYTES,
+        id_prefix: str = "",
     ) -> None:
         if max_events < 1 or max_bytes < 0:
             raise ValueError("max_events must be at least 1 and max_bytes not negative")
@@ -90,10 +93,11 @@ class MemoryEventStore:
         self._events: OrderedDict[str, tuple[str, int, bytes | None]] = OrderedDict()
         self._bytes = 0
         self._seq = 0
+        self._prefix = id_prefix
 
     def store(self, stream_id: str, message: bytes | None) -> str:
         self._seq += 1
-        event_id = f"{stream_id}-{self._seq}"
+        event_id = f"{stream_id}-{self._prefix}{self._seq}"
         self._events[event_id] = (stream_id, self._seq, message)
         self._bytes += len(message or b"")
         while len(self._events) > 1 and (

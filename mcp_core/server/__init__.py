@@ -26,6 +26,8 @@ from .context import (
     url_elicitation,
 )
 from .request_state import (
+    MemoryOnceStore,
+    OnceStore,
     ReplayGuard,
     ReplayStore,
     StateRejected,
@@ -48,6 +50,8 @@ __all__ = [
     "ResourceNotFoundError",
     "UrlElicitationRequiredError",
     "url_elicitation",
+    "MemoryOnceStore",
+    "OnceStore",
     "ReplayGuard",
     "ReplayStore",
     "StateRejected",

@@ -41,6 +41,7 @@ from typing import Any, Final, TypeAlias, TypeVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from ..http.shared import Bus, EventLog, SessionRegistry
 from ..session.events import RequestReceived
 from ..session.server import ServerConfig
 from ..tasks.engine import TaskEngine
@@ -55,7 +56,14 @@ from ..types.server import (
     ListResourceTemplatesResult,
     ListToolsResult,
 )
-from ..wire.errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND
+from ..wire.errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    RESOURCE_NOT_FOUND,
+    SERVICE_UNAVAILABLE,
+    SharedStateUnavailable,
+)
 from .context import (
     MRTR_METHODS,
     Context,
@@ -66,7 +74,14 @@ from .context import (
     UrlElicitationRequiredError,
 )
 from .registry import Registry, ResourceEntry, opt
-from .request_state import ReplayGuard, ReplayStore, StateRejected, StateSealer, request_binding
+from .request_state import (
+    OnceStore,
+    ReplayGuard,
+    ReplayStore,
+    StateRejected,
+    StateSealer,
+    request_binding,
+)
 from .results import (
     complete_result,
     error_result,
@@ -166,17 +181,20 @@ class Server(Registry):
             and ``title`` before 2025-06-18 (each revision's schema).
         page_size: items per page of every list; None (default) lists everything
             in one page.
-        state_key: the key that seals 2026-07-28 ``requestState`` (32+ bytes). By
-            default a random per-process key: states then do not survive a
-            restart or travel between replicas, so give every replica the same
-            key when running several.
+        state_key: the key that seals 2026-07-28 ``requestState`` (32+ bytes),
+            or a keyring (a sequence of keys: the first seals, any opens, for
+            rotation). By default a random per-process key: states then do not
+            survive a restart or travel between replicas, so give every replica
+            the same keyring when running several (`state_fingerprint` tells
+            whether they do).
         state_ttl: seconds a ``requestState`` stays valid (default 300).
         subscribe: offer ``resources.subscribe`` (the application then reports
             changes with `resource_updated`).
         replay_guard: where used ``requestState`` tokens are remembered so each is
             accepted once (2026-07-28 basic/patterns/mrtr.mdx, "Server
             Requirements"). By default an in-process `ReplayGuard`; several
-            replicas need a shared `ReplayStore`; None turns single use off (the
+            replicas need a shared one: a `ReplayStore`, or an asynchronous
+            `OnceStore` (Redis: transports.redis); None turns single use off (the
             expiry, request binding and principal still bound reuse).
         mask_errors: tell clients only that a handler failed, not its exception's
             message (which may hold paths, queries or secrets). Either way every
@@ -214,10 +232,10 @@ class Server(Registry):
         website_url: str | None = None,
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
         page_size: int | None = None,
-        state_key: bytes | None = None,
+        state_key: bytes | Sequence[bytes] | None = None,
         state_ttl: float = 300.0,
         subscribe: bool = False,
-        replay_guard: ReplayStore | _Default | None = _DEFAULT,
+        replay_guard: ReplayStore | OnceStore | _Default | None = _DEFAULT,
         mask_errors: bool = False,
         middleware: Sequence[Middleware] = (),
         lifespan: Lifespan | None = None,
@@ -244,9 +262,23 @@ class Server(Registry):
         )
         self.instructions = instructions
         self.page_size = page_size
-        key = secrets.token_bytes(32) if state_key is None else state_key
+        keys = [secrets.token_bytes(32)] if state_key is None else state_key
+        if isinstance(keys, bytes | bytearray):
+            keys = [bytes(keys)]
+        if not keys:
+            raise ValueError("state_key must name at least one key")
         guard = ReplayGuard() if isinstance(replay_guard, _Default) else replay_guard
-        self._sealer = StateSealer(key, ttl=state_ttl, replay_guard=guard)
+        # A synchronous guard is the sealer's; a shared asynchronous one is
+        # claimed here after the sealer verified the token (see `_open`).
+        self._once: OnceStore | None = None
+        sync_guard: ReplayStore | None = None
+        if isinstance(guard, ReplayGuard) or hasattr(guard, "consume"):
+            sync_guard = guard  # type: ignore[assignment]
+        else:
+            self._once = guard
+        self._sealer = StateSealer(
+            keys[0], ttl=state_ttl, old_keys=keys[1:], replay_guard=sync_guard
+        )
         self._configs: dict[tuple[Any, ...], ServerConfig] = {}
         self.mask_errors = mask_errors
         self.middleware: list[Middleware] = list(middleware)
@@ -273,6 +305,69 @@ class Server(Registry):
             lambda: any(entry.task for entry in self._tools.values()),
         )
         self._routes.update(self.tasks.routes())
+        #: Where HTTP sessions are shared between replicas (see `share_state`).
+        self.session_registry: SessionRegistry | None = None
+        #: Where SSE events are shared between replicas (see `share_state`).
+        self.event_log: EventLog | None = None
+        #: How replicas reach each other (see `share_state`).
+        self.bus: Bus | None = None
+
+    def share_state(
+        self,
+        *,
+        once: OnceStore | None = None,
+        tasks: TaskStore | None = None,
+        sessions: SessionRegistry | None = None,
+        events: EventLog | None = None,
+        bus: Bus | None = None,
+        state_keys: Sequence[bytes] | None = None,
+    ) -> None:
+        """Use shared stores, for several replicas (before serving starts).
+
+        Args:
+            sessions: where handshake-era HTTP sessions are registered, so that
+                any replica serves any session (the HTTP transports read it).
+            events: where handshake-era SSE events are kept for a client that
+                resumes on another replica (the HTTP transports read it).
+            bus: how replicas tell each other about change notifications and
+                ended sessions (the HTTP transports read it).
+            state_keys: the keyring that seals ``requestState`` (as ``state_key``),
+                the same on every replica.
+            once: where used ``requestState`` nonces are claimed (in place of the
+                in-process guard).
+            tasks: where tasks live (in place of the in-memory store).
+        """
+        if state_keys is not None:
+            if not state_keys:
+                raise ValueError("state_keys must name at least one key")
+            self._sealer = StateSealer(
+                state_keys[0],
+                ttl=self._sealer.ttl,
+                old_keys=state_keys[1:],
+                replay_guard=self._sealer.replay_guard,
+            )
+        if once is not None:
+            # `_open` then verifies without the sealer's guard and claims here.
+            self._once = once
+        if tasks is not None:
+            self.tasks.engine.store = tasks
+        if sessions is not None:
+            self.session_registry = sessions
+        if events is not None:
+            self.event_log = events
+        if bus is not None:
+            self.bus = bus
+
+    @property
+    def state_ttl(self) -> float:
+        """Seconds a sealed ``requestState`` stays valid."""
+        return self._sealer.ttl
+
+    @property
+    def state_fingerprint(self) -> str:
+        """The public name of the key that seals ``requestState``: every replica
+        of one deployment must show the same (see `StateSealer.fingerprint`)."""
+        return self._sealer.fingerprint
 
     def config(self, *, revisions: tuple[str, ...] = REVISIONS, **options: Any) -> ServerConfig:
         """A ServerConfig for sessions serving this application.
@@ -325,16 +420,25 @@ class Server(Registry):
         Raises:
             McpError: send it with ``send_error(id, code, message, data)``. Handler
                 exceptions are converted: tool errors become ``isError`` results,
-                other handlers' errors -32603.
+                other handlers' errors -32603, and a shared store that cannot be
+                reached (`SharedStateUnavailable`) SERVICE_UNAVAILABLE.
         """
         self._started = True
         ctx.lifespan = self.lifespan_value
-        if not self.middleware:
-            return await self._route(event, ctx)
-        call: Callable[[], Awaitable[Any]] = partial(self._route, event, ctx)
-        for layer in reversed(self.middleware):
-            call = partial(self._around, layer, event, ctx, call)
-        return await call()
+        try:
+            if not self.middleware:
+                return await self._route(event, ctx)
+            call: Callable[[], Awaitable[Any]] = partial(self._route, event, ctx)
+            for layer in reversed(self.middleware):
+                call = partial(self._around, layer, event, ctx, call)
+            return await call()
+        except SharedStateUnavailable as exc:
+            raise McpError(SERVICE_UNAVAILABLE, str(exc)) from None
+        except McpError as exc:
+            # A store that failed under a handler: its wrapper made it -32603.
+            if isinstance(exc.__cause__, SharedStateUnavailable):
+                raise McpError(SERVICE_UNAVAILABLE, str(exc.__cause__)) from None
+            raise
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[Any]:
@@ -641,7 +745,7 @@ class Server(Registry):
         binding: str | None = None
         if not isinstance(params.request_state, UnsetType):
             binding = _binding(event.method, name, arguments)
-        state = self._open(params.request_state, binding, ctx)
+        state = await self._open(params.request_state, binding, ctx)
         answers = dict(state.answers)
         responses = params.input_responses
         # Answers count only beside the requestState sealed with the questions:
@@ -684,13 +788,22 @@ class Server(Registry):
         finally:
             ctx._end_replay()
 
-    def _open(self, token: str | UnsetType, binding: str | None, ctx: Context) -> _State:
+    async def _open(self, token: str | UnsetType, binding: str | None, ctx: Context) -> _State:
         if isinstance(token, UnsetType) or binding is None:
             return _State()
         try:
-            payload = self._sealer.open(
-                token, now=ctx.now, request_binding=binding, principal=ctx.principal
-            )
+            if self._once is None:
+                payload = self._sealer.open(
+                    token, now=ctx.now, request_binding=binding, principal=ctx.principal
+                )
+            else:
+                verified = self._sealer.verify(
+                    token, now=ctx.now, request_binding=binding, principal=ctx.principal
+                )
+                # Claimed only once otherwise valid, as the sealer's own guard.
+                if not await self._once.claim(verified.nonce, verified.expiry, now=ctx.now):
+                    raise StateRejected("replayed")
+                payload = verified.payload
         except StateRejected as exc:
             raise McpError(
                 INVALID_PARAMS, "invalid requestState", data={"reason": exc.reason}

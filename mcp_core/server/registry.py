@@ -673,6 +673,12 @@ class Registry:
 
         return unwatch
 
+    def relay(self, method: str, params: Any = UNSET) -> None:
+        """Hand a change notification another replica made to every watcher here
+        (the runtime got it from the replicas' bus); nothing is recorded."""
+        for watcher in list(self._watchers.values()):
+            watcher(method, params)
+
     def take_list_changes(self) -> list[str]:
         """Pending list-changed notification methods, oldest first; clears them.
 

@@ -44,12 +44,21 @@ import re
 import secrets
 import struct
 from collections.abc import Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
 from urllib.parse import quote
 
 from ..wire.errors import INVALID_PARAMS
 
-__all__ = ["ReplayGuard", "ReplayStore", "StateRejected", "StateSealer", "request_binding"]
+__all__ = [
+    "MemoryOnceStore",
+    "OnceStore",
+    "ReplayGuard",
+    "ReplayStore",
+    "StateRejected",
+    "StateSealer",
+    "Verified",
+    "request_binding",
+]
 
 _VERSION = 1
 _NONCE_SIZE = 16  # 128 random bits: collisions are negligible, so a nonce names a token
@@ -59,6 +68,7 @@ _HEADER_SIZE = 1 + _NONCE_SIZE + _EXPIRY.size
 _MIN_SIZE = _HEADER_SIZE + 3 * _TAG_SIZE
 _MIN_KEY_SIZE = 32  # as long as the HMAC-SHA256 output (RFC 2104 section 3)
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_-]*")
+_FINGERPRINT_LABEL = b"mcp-core requestState v1 fingerprint"
 _LABELS = (
     b"mcp-core requestState v1 core",
     b"mcp-core requestState v1 request",
@@ -101,6 +111,29 @@ class ReplayStore(Protocol):
         May raise `StateRejected` to refuse the token for its own reasons.
         """
         ...
+
+
+class OnceStore(Protocol):
+    """Single use over shared storage (several replicas): the asynchronous
+    counterpart of `ReplayStore`, for a store that needs a network round trip.
+
+    The sealer never calls it: `StateSealer.verify` checks a token and returns its
+    nonce and expiry, and the caller awaits `claim` with them (the core decides
+    what to claim, the adapter does the I/O). A Redis backend is one ``SET key 1
+    NX PX ttl``.
+    """
+
+    async def claim(self, nonce: bytes, expiry: float, *, now: float) -> bool:
+        """Record ``nonce`` as used until ``expiry``; False if it already was."""
+        ...
+
+
+class Verified(NamedTuple):
+    """A token that passed every check but single use (see `StateSealer.verify`)."""
+
+    payload: bytes
+    nonce: bytes
+    expiry: float
 
 
 class ReplayGuard:
@@ -151,6 +184,16 @@ class ReplayGuard:
         self._seen[nonce] = expiry
         heapq.heappush(by_expiry, (expiry, nonce))
         return True
+
+
+class MemoryOnceStore(ReplayGuard):
+    """A `ReplayGuard` with the `OnceStore` interface (one process), for code
+    written against the shared interface."""
+
+    __slots__ = ()
+
+    async def claim(self, nonce: bytes, expiry: float, *, now: float) -> bool:
+        return self.consume(nonce, expiry, now=now)
 
 
 def request_binding(method: str, name: str | None, arguments_digest_source: bytes = b"") -> str:
@@ -231,6 +274,19 @@ class StateSealer:
         """Seconds a sealed token stays valid."""
         return self._ttl
 
+    @property
+    def replay_guard(self) -> ReplayStore | None:
+        """The guard `open` consumes nonces in, if any."""
+        return self._replay_guard
+
+    @property
+    def fingerprint(self) -> str:
+        """A public name of the sealing key (the first of the keyring): replicas
+        that seal with different keys have different fingerprints, which a
+        deployment compares at start. It reveals nothing of the key (an HMAC of a
+        fixed label under a key derived for this use only)."""
+        return _tag(self._keys[0][0], _FINGERPRINT_LABEL).hex()
+
     def seal(
         self,
         payload: bytes,
@@ -268,6 +324,40 @@ class StateSealer:
         )
         return base64.urlsafe_b64encode(sealed).rstrip(b"=").decode("ascii")
 
+    def verify(
+        self,
+        token: str,
+        *,
+        now: float,
+        request_binding: str,
+        principal: str | None = None,
+    ) -> Verified:
+        """Every check of `open` but single use: the caller claims the returned
+        nonce in its own (shared, asynchronous) `OnceStore`, until the expiry.
+
+        Raises:
+            StateRejected: as `open`, never "replayed".
+            ValueError: ``now`` is not finite.
+        """
+        _check_now(now)
+        sealed = _decode(token)
+        body = sealed[: -3 * _TAG_SIZE]
+        core = sealed[-3 * _TAG_SIZE : -2 * _TAG_SIZE]
+        keys = next((k for k in self._keys if hmac.compare_digest(_tag(k[0], body), core)), None)
+        if keys is None:
+            raise StateRejected("bad signature")
+        _, request_key, principal_key = keys
+        binding_tag = _tag(request_key, core + request_binding.encode("utf-8"))
+        if not hmac.compare_digest(binding_tag, sealed[-2 * _TAG_SIZE : -_TAG_SIZE]):
+            raise StateRejected("wrong request")
+        principal_tag = _tag(principal_key, core + _principal_bytes(principal))
+        if not hmac.compare_digest(principal_tag, sealed[-_TAG_SIZE:]):
+            raise StateRejected("wrong principal")
+        (expiry,) = _EXPIRY.unpack_from(body, 1 + _NONCE_SIZE)
+        if now >= expiry:
+            raise StateRejected("expired")
+        return Verified(body[_HEADER_SIZE:], body[1 : 1 + _NONCE_SIZE], expiry)
+
     def open(
         self,
         token: str,
@@ -297,27 +387,11 @@ class StateSealer:
                 sealer and the guard are unchanged, except after a successful open.
             ValueError: ``now`` is not finite.
         """
-        _check_now(now)
-        sealed = _decode(token)
-        body = sealed[: -3 * _TAG_SIZE]
-        core = sealed[-3 * _TAG_SIZE : -2 * _TAG_SIZE]
-        keys = next((k for k in self._keys if hmac.compare_digest(_tag(k[0], body), core)), None)
-        if keys is None:
-            raise StateRejected("bad signature")
-        _, request_key, principal_key = keys
-        binding_tag = _tag(request_key, core + request_binding.encode("utf-8"))
-        if not hmac.compare_digest(binding_tag, sealed[-2 * _TAG_SIZE : -_TAG_SIZE]):
-            raise StateRejected("wrong request")
-        principal_tag = _tag(principal_key, core + _principal_bytes(principal))
-        if not hmac.compare_digest(principal_tag, sealed[-_TAG_SIZE:]):
-            raise StateRejected("wrong principal")
-        (expiry,) = _EXPIRY.unpack_from(body, 1 + _NONCE_SIZE)
-        if now >= expiry:
-            raise StateRejected("expired")
+        verified = self.verify(token, now=now, request_binding=request_binding, principal=principal)
         guard = self._replay_guard
-        if guard is not None and not guard.consume(body[1 : 1 + _NONCE_SIZE], expiry, now=now):
+        if guard is not None and not guard.consume(verified.nonce, verified.expiry, now=now):
             raise StateRejected("replayed")
-        return body[_HEADER_SIZE:]
+        return verified.payload
 
 
 def _decode(token: object) -> bytes:

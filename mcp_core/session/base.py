@@ -166,6 +166,13 @@ class BaseSession:
     messages_to_send = _requests.messages_to_send
     pending_requests = property(_requests.pending_requests)
     requests_in_flight = property(_requests.requests_in_flight)
+
+    def awaits(self, request_id: RequestId) -> bool:
+        """Whether a request of ours with this id waits for its answer (a runtime
+        that shares a session between processes routes an answer to the one
+        that awaits it)."""
+        return request_id in self._requests.pending
+
     send_response = _requests.send_response
     send_error = _requests.send_error
     cancel_request = _requests.cancel_request

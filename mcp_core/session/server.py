@@ -167,6 +167,26 @@ class ServerSession(BaseSession):
         self._client_key: bytes | None = None
         self._client_last: ClientInfo | None = None
 
+    def resume(self, revision: str, client: ClientInfo, *, first_request_id: int = 0) -> None:
+        """Take up a handshake-era session another process negotiated: ready, in
+        ``revision``, with ``client`` (from a shared session registry; 2025-11-25
+        basic/transports.mdx "Session Management": the session id, not the
+        connection or the process, names the session). Its own requests are
+        numbered after ``first_request_id``: give each process a different
+        range, as request ids must be unique within the session (2025-11-25
+        basic/index.mdx "Requests").
+
+        Raises:
+            LocalProtocolError: the session is not new, or ``revision`` is not a
+                handshake-era revision it serves.
+        """
+        if self.state is not SessionState.NEW or revision not in self._legacy_revisions:
+            raise LocalProtocolError(f"cannot resume a {revision} session here")
+        self.revision = revision
+        self.client = client
+        self.state = SessionState.READY
+        self._requests.next_id = first_request_id
+
     @property
     def subscribed_uris(self) -> AbstractSet[str]:
         """The URIs a legacy client subscribed to with resources/subscribe."""

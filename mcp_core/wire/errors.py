@@ -24,6 +24,8 @@ __all__ = [
     "MISSING_REQUIRED_CLIENT_CAPABILITY",
     "UNSUPPORTED_PROTOCOL_VERSION",
     "REQUEST_CANCELLED",
+    "SERVICE_UNAVAILABLE",
+    "SharedStateUnavailable",
     "ERROR_NAMES",
     "http_status_for",
     "ProtocolError",
@@ -57,6 +59,18 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 REQUEST_CANCELLED = -32800
 """Code we put on the error that fails a locally cancelled request (never sent)."""
 
+# Ours: JSON-RPC 2.0 section 5.1 leaves -32000 to -32099 to implementations; MCP
+# uses -32000..-32042 (2026-07-28 basic/index.mdx "Error codes"), not -32050.
+SERVICE_UNAVAILABLE = -32050
+"""The server's shared state store (Redis) cannot be reached: nothing was done, the
+client may retry. Answered with HTTP 503 on a 2026-07-28 request."""
+
+
+class SharedStateUnavailable(Exception):
+    """The shared state store cannot be reached or did not answer in time; the
+    server answers SERVICE_UNAVAILABLE (HTTP 503) with this message."""
+
+
 ERROR_NAMES: dict[int, str] = {
     PARSE_ERROR: "Parse error",
     INVALID_REQUEST: "Invalid Request",
@@ -69,6 +83,7 @@ ERROR_NAMES: dict[int, str] = {
     MISSING_REQUIRED_CLIENT_CAPABILITY: "Missing required client capability",
     UNSUPPORTED_PROTOCOL_VERSION: "Unsupported protocol version",
     REQUEST_CANCELLED: "Request cancelled",
+    SERVICE_UNAVAILABLE: "Service unavailable",
 }
 """Short names of the codes we know. Unknown codes from peers stay plain ints."""
 
@@ -86,6 +101,7 @@ _HTTP_STATUS: dict[int, int] = {
     HEADER_MISMATCH: 400,
     MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
     UNSUPPORTED_PROTOCOL_VERSION: 400,
+    SERVICE_UNAVAILABLE: 503,
 }
 
 

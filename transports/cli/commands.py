@@ -51,6 +51,8 @@ from mcp_core.session import LOG_LEVELS
 from .serve_auth import add_auth_arguments, bearer_auth
 
 if TYPE_CHECKING:
+    from mcp_core import Server
+
     from .targets import Target
 
 __all__ = ["COMMANDS", "Command", "build_parser", "main"]
@@ -202,6 +204,20 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         "finish (default 10); a second signal stops at once",
     )
     parser.add_argument(
+        "--redis",
+        metavar="URL",
+        help="HTTP: keep shared state (sessions, events, tasks, single-use requestState) "
+        "on the Redis at URL, so that several workers serve as one (needs the redis extra; "
+        "give every worker the same MCP_CORE_STATE_KEY)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="HTTP, with --redis: run N worker processes on PORT, PORT+1, ... "
+        "(put a load balancer in front: examples/redis/haproxy.cfg)",
+    )
+    parser.add_argument(
         "--reload",
         action="store_true",
         help="HTTP: restart the server whenever a .py file under the target's directory "
@@ -255,9 +271,20 @@ def _serve_http(args: argparse.Namespace) -> int:
     if not path.startswith("/"):
         _error(f"--path must start with '/', got {path!r}")
         return 2
+    if args.workers is not None and args.redis is None:
+        _error("--workers needs --redis (the workers share their state there)")
+        return 2
+    if args.workers is not None and args.workers > 1:
+        from .workers import run_workers, without
+
+        return run_workers(without(args.arguments, "--workers", "--port"), args.workers, port)
     status, target = _load(args.target)
     if target is None:
         return status
+    if args.redis is not None:
+        shared = _share(target.server, args.redis)
+        if shared:
+            return shared
     from ..http.server import UnsafeBindError, run_http
 
     name = target.server.info.name
@@ -305,6 +332,22 @@ def _serve_http(args: argparse.Namespace) -> int:
         return 1
     # Stopped gracefully: SIGTERM is how a service is stopped (0); Ctrl-C is 130.
     return 130 if stopped_by == signal.SIGINT else 0
+
+
+def _share(server: Server, url: str) -> int:
+    from .workers import state_keys_from_env
+
+    try:
+        keys = state_keys_from_env()
+        from ..redis import share_on_redis
+    except ValueError as exc:
+        _error(str(exc))
+        return 2
+    except ImportError:
+        _error("--redis needs the redis extra: pip install 'mcp-core[redis]'")
+        return 2
+    share_on_redis(server, url, state_keys=keys)
+    return 0
 
 
 def _configure_config(parser: argparse.ArgumentParser) -> None:

@@ -71,11 +71,15 @@ from mcp_core.http.decisions import (
 from mcp_core.http.server import HttpEndpoint, HttpServerConfig
 from mcp_core.types import LEGACY_REVISIONS
 from mcp_core.wire import DEFAULT_LIMITS, Message
+from mcp_core.wire.errors import RemoteProtocolError, SharedStateUnavailable
+from mcp_core.wire.jsonrpc import ErrorResponse, Response, decode_message
 
 from ..auth.bearer import BearerAuth
 from ..driver import DEFAULT_MAX_CONCURRENCY, Driver
 from ..first_wait import watching
 from ..server_connection import ServerConnection
+from .shared_events import EventShipper, SharedEventStore
+from .shared_sessions import Relay, SharedSessions, unavailable
 from .streams import AnswerStream, LegacySession, LegacySseConnection, modern_sink
 
 __all__ = [
@@ -283,6 +287,13 @@ class HttpService:
         self.timeouts = timeouts
         self.max_concurrency = max_concurrency
         self._default_limits = limits == DEFAULT_LIMITS
+        #: Legacy sessions' SSE events copied to the server's shared event log.
+        self.shipper = None
+        if server.event_log is not None and event_store is None:
+            self.shipper = EventShipper(
+                server.event_log, config.max_stored_events, config.max_stored_bytes
+            )
+            event_store = self.shipper.store
         self.endpoint = HttpEndpoint(
             config,
             revisions=revisions,
@@ -291,6 +302,13 @@ class HttpService:
             resource=authenticate.resource if isinstance(authenticate, BearerAuth) else None,
         )
         self.sessions: dict[str, LegacySession] = {}
+        registry = server.session_registry
+        #: Legacy sessions shared with other workers, when the server shares them.
+        self.shared = None if registry is None else SharedSessions(registry, self.endpoint)
+        #: Changes and ended sessions to and from other workers, over the server's bus.
+        self.relay = (
+            None if server.bus is None else Relay(server, self._end_here, self._deliver_reply)
+        )
         #: Live HTTP+SSE (2024-11-05) sessions by id.
         self.sse_sessions: dict[str, LegacySseConnection] = {}
         self._tg: TaskGroup | None = None
@@ -316,6 +334,10 @@ class HttpService:
         async with self.server.running(), anyio.create_task_group() as tg:
             self._tg = tg
             tg.start_soon(self._sweep)
+            if self.relay is not None:
+                await tg.start(self.relay.run)
+            if self.shipper is not None:
+                tg.start_soon(self.shipper.run)
             try:
                 yield tg
             finally:
@@ -350,7 +372,27 @@ class HttpService:
             if in_flight or not sse.connection.session.requests_in_flight:
                 sse.stream.finish()
 
+    def _deliver_reply(self, session_id: str, body: bytes) -> None:
+        # A client's answer another worker received: fed here if awaited here.
+        session = self.sessions.get(session_id)
+        if session is None:
+            return
+        try:
+            message = decode_message(body)
+        except RemoteProtocolError:
+            return
+        if isinstance(message, Response | ErrorResponse) and _awaited(session, message):
+            session.connection.driver.feed(message)
+
+    def _end_here(self, session_id: str) -> None:
+        # Another worker ended the session (DELETE): so does this one.
+        if session_id in self.sessions:
+            self.endpoint.end_session(session_id)
+            self._end(session_id)
+
     def _end(self, session_id: str) -> None:
+        if self.shared is not None:
+            self.shared.forget(session_id)
         session = self.sessions.pop(session_id, None) or self.sse_sessions.pop(session_id, None)
         if session is not None:
             session.close()
@@ -369,6 +411,17 @@ class HttpService:
             limits=self.limits,
             max_concurrency=self.max_concurrency,
         )
+
+    def _legacy_session(self, session_id: str, principal: str | None) -> ServerConnection:
+        # The protocol side of a legacy session minted (or adopted) by the endpoint.
+        assert self._tg is not None, "handle() is called while running()"
+        connection = self._connection(self._tg, principal)
+        self.sessions[session_id] = LegacySession(session_id, connection, self.endpoint)
+        self.endpoint.bind(session_id, connection.session)
+        http = self.endpoint.sessions[session_id]
+        if isinstance(http.events, SharedEventStore):
+            http.events.bind(session_id, principal, lambda: http.standalone_open)
+        return connection
 
     def _fed(self, decision: Dispatch) -> bytes | Message:
         # What a session is fed: the message the endpoint decoded already, when the
@@ -426,6 +479,19 @@ class HttpService:
             PeerGone: the client went away before the answer was written.
         """
         now = anyio.current_time()
+        if self.shared is not None:
+            refusal = await self.shared.before(
+                head,
+                principal,
+                now,
+                lambda sid: self._legacy_session(sid, principal),
+                self._end_here,
+            )
+            if refusal is not None:
+                await out.reply(refusal)
+                return
+        if self.shipper is not None:
+            await self.shipper.prefetch(self.endpoint, head)
         decision = self.endpoint.receive(head, body, now, principal, checked=checked, scopes=scopes)
         for session_id in self.endpoint.take_evicted():
             self._end(session_id)
@@ -445,6 +511,10 @@ class HttpService:
         else:
             assert isinstance(decision, EndSession) and decision.reply is not None
             self._end(decision.session_id)
+            if self.shared is not None:
+                await self.shared.ended(decision.session_id, principal)
+            if self.relay is not None:
+                self.relay.ended(decision.session_id)
             await out.reply(decision.reply)
 
     async def _dispatch(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
@@ -466,16 +536,21 @@ class HttpService:
             return
         session = self.sessions.get(decision.session_id)
         if decision.created:
-            assert self._tg is not None, "handle() is called while running()"
-            connection = self._connection(self._tg, principal)
-            session = LegacySession(decision.session_id, connection, endpoint)
-            self.sessions[decision.session_id] = session
-            endpoint.bind(decision.session_id, session.connection.session)
+            self._legacy_session(decision.session_id, principal)
+            session = self.sessions[decision.session_id]
         if session is None:  # pragma: no cover - the endpoint and we agree on sessions
             await out.reply(Reply(404))
             return
         if decision.accepted is not None:
-            session.connection.driver.feed(self._fed(decision))
+            if self.relay is not None and not _awaited(session, decision.message):
+                # Not awaited here: another worker's handler waits for it.
+                try:
+                    await self.relay.route_reply(decision.session_id, decision.body)
+                except SharedStateUnavailable as exc:
+                    await out.reply(unavailable(exc))
+                    return
+            else:
+                session.connection.driver.feed(self._fed(decision))
             await out.reply(decision.accepted)
             return
         stream = session.open(decision)
@@ -491,6 +566,15 @@ class HttpService:
         if ended is not None:
             self._end(ended.session_id)
         try:
+            if decision.created and ended is None and self.shared is not None:
+                refusal = await self.shared.opened(
+                    decision.session_id, principal, session.connection.session
+                )
+                if refusal is not None:
+                    endpoint.end_session(decision.session_id)
+                    self._end(decision.session_id)
+                    await out.reply(refusal)
+                    return
             if jobs:
                 # Its handler runs here, unwatched: a client that hangs up does not
                 # cancel a legacy request (see below).
@@ -697,3 +781,10 @@ class HttpService:
         if stream.overflow:
             raise PeerGone
         await out.end()
+
+
+def _awaited(session: LegacySession, message: Message | None) -> bool:
+    # Whether ``message`` is not an answer, or an answer this worker awaits.
+    if not isinstance(message, Response | ErrorResponse) or message.id is None:
+        return True
+    return session.connection.session.awaits(message.id)

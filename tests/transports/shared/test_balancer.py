@@ -1,0 +1,247 @@
+"""Three workers behind HAProxy (round robin, no stickiness), state on a real
+Redis: what one worker starts, the others continue. 2026-07-28 requests, each
+on a new connection, so consecutive requests reach consecutive workers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AsyncExitStack
+
+import anyio
+import pytest
+from balancer_helpers import LIMIT, WORKERS, Deployment, Legacy, Modern
+from http_helpers import RawClient, data, has_response
+from redis_helpers import RedisProcess
+
+pytestmark = pytest.mark.anyio
+
+NAME = {"action": "accept", "content": {"name": "Ada"}}
+
+
+@pytest.fixture(scope="module")
+def deployment(redis_server: RedisProcess) -> Iterator[Deployment]:
+    running = Deployment(redis_server.url)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+async def test_requests_go_round_the_workers(deployment: Deployment) -> None:
+    client = Modern(deployment.port)
+    pids = [await client.text("worker") for _ in range(WORKERS * 2)]
+    assert len(set(pids)) == WORKERS
+    assert pids[:WORKERS] == pids[WORKERS:]
+
+
+async def test_an_input_round_is_finished_on_another_worker_and_not_twice(
+    deployment: Deployment,
+) -> None:
+    client = Modern(deployment.port)
+    first = await client.result("tools/call", {"name": "greet", "arguments": {}})
+    assert first["resultType"] == "input_required"
+    ((key, asked),) = first["inputRequests"].items()
+    asked_by = asked["params"]["message"].rsplit(" ", 1)[1].rstrip(")")
+    retry = {
+        "name": "greet",
+        "arguments": {},
+        "inputResponses": {key: NAME},
+        "requestState": first["requestState"],
+    }
+    done = await client.text("greet", **{k: v for k, v in retry.items() if k != "name"})
+    assert done.startswith("Hello, Ada (from ")
+    answered_by = done.rsplit(" ", 1)[1].rstrip(")")
+    assert answered_by != asked_by
+    # The same state again, on the third worker: refused, it was used.
+    status, again = await client.request("tools/call", retry)
+    assert status == 200
+    assert again["error"]["code"] == -32602
+    assert again["error"]["data"] == {"reason": "replayed"}
+
+
+async def test_a_task_made_on_one_worker_is_read_and_cancelled_on_others(
+    deployment: Deployment,
+) -> None:
+    client = Modern(deployment.port)
+    created = await client.result(
+        "tools/call", {"name": "build", "arguments": {"target": "forever"}}
+    )
+    assert created["resultType"] == "task"
+    task_id = created["taskId"]
+    with anyio.fail_after(LIMIT):
+        while True:
+            seen = await client.result("tasks/get", {"taskId": task_id})
+            if (seen.get("statusMessage") or "").startswith("building forever on "):
+                break
+            await anyio.sleep(0.02)
+    assert seen["status"] == "working"
+    runner = seen["statusMessage"].rsplit(" ", 1)[1]
+    cancelled = await client.result("tasks/cancel", {"taskId": task_id})
+    assert cancelled["resultType"] == "complete"
+    # Read back on each worker in turn.
+    for _ in range(WORKERS):
+        seen = await client.result("tasks/get", {"taskId": task_id})
+        assert seen["status"] == "cancelled"
+    assert runner.isdigit()
+
+
+async def test_a_quick_task_is_read_on_every_worker(deployment: Deployment) -> None:
+    client = Modern(deployment.port)
+    created = await client.result("tools/call", {"name": "build", "arguments": {"target": "x"}})
+    task_id = created["taskId"]
+    with anyio.fail_after(LIMIT):
+        while (seen := await client.result("tasks/get", {"taskId": task_id}))["status"] != (
+            "completed"
+        ):
+            await anyio.sleep(0.02)
+    assert seen["result"]["content"][0]["text"] == "built x"
+    for _ in range(WORKERS):
+        again = await client.result("tasks/get", {"taskId": task_id})
+        assert again["status"] == "completed"
+
+
+async def test_a_legacy_session_opened_on_one_worker_is_served_on_every_worker(
+    deployment: Deployment,
+) -> None:
+    session = Legacy(deployment.port)
+    await session.open()
+    pids = set()
+    for _ in range(WORKERS):
+        status, reply = await session.call("worker")
+        assert status == 200, reply
+        pids.add(reply["result"]["content"][0]["text"])
+    assert len(pids) == WORKERS
+
+
+async def test_a_legacy_session_ended_on_one_worker_is_gone_on_the_others(
+    deployment: Deployment,
+) -> None:
+    session = Legacy(deployment.port)
+    await session.open()
+    assert (await session.call("worker"))[0] == 200
+    with anyio.fail_after(LIMIT):
+        async with RawClient(deployment.port) as raw:
+            await raw.send(
+                "DELETE", mcp_session_id=session.session_id, mcp_protocol_version="2025-11-25"
+            )
+            assert (await raw.answer()).status == 200
+    for _ in range(WORKERS):
+        status, _ = await session.call("worker")
+        assert status == 404
+
+
+async def test_an_unknown_session_is_404_on_every_worker(deployment: Deployment) -> None:
+    session = Legacy(deployment.port)
+    session.session_id = "no-such-session"
+    for _ in range(WORKERS):
+        status, reply = await session.call("worker")
+        assert status == 404, reply
+
+
+async def test_a_list_change_on_one_worker_reaches_listeners_on_every_worker(
+    deployment: Deployment,
+) -> None:
+    # One legacy session per worker, its GET stream opened on that worker.
+    sessions = [Legacy(deployment.port) for _ in range(WORKERS)]
+    for session in sessions:
+        await session.open()
+    with anyio.fail_after(LIMIT):
+        async with AsyncExitStack() as stack:
+            streams = []
+            for session, port in zip(sessions, deployment.worker_ports, strict=True):
+                raw = await stack.enter_async_context(RawClient(port))
+                await raw.send(
+                    "GET", mcp_session_id=session.session_id, mcp_protocol_version="2025-11-25"
+                )
+                head = await raw.head()
+                assert head.status == 200, head.headers
+                streams.append(raw)
+            # The streams are attached once their priming event came.
+            for raw in streams:
+                await raw.events(lambda got: bool(got))
+            status, reply = await sessions[0].call("offer", name=f"extra{id(sessions)}")
+            assert status == 200 and "result" in reply, reply
+            for raw in streams:
+                heard = await raw.events(lambda got: any(e.data for e in got))
+                methods = [m["method"] for m in data(heard)]
+                assert methods == ["notifications/tools/list_changed"]
+
+
+async def test_a_get_stream_resumed_on_another_worker_replays_exactly_what_was_missed(
+    deployment: Deployment,
+) -> None:
+    session = Legacy(deployment.port)
+    await session.open()
+    first, second = deployment.worker_ports[:2]
+    get = {"mcp_session_id": session.session_id, "mcp_protocol_version": "2025-11-25"}
+    with anyio.fail_after(LIMIT):
+        async with RawClient(first) as raw:
+            await raw.send("GET", **get)
+            assert (await raw.head()).status == 200
+            (priming,) = await raw.events(lambda got: bool(got))
+            assert priming.id and not priming.data
+            for n in range(3):
+                status, _ = await session.call("offer", name=f"resume{n}{id(session)}")
+                assert status == 200
+            sent = await raw.events(lambda got: len(got) == 3)
+        assert len({e.id for e in sent}) == 3
+        # The client read the first and lost the others: it resumes elsewhere.
+        async with RawClient(second) as raw:
+            await raw.send("GET", last_event_id=sent[0].id, **get)
+            assert (await raw.head()).status == 200
+            replayed = await raw.events(lambda got: len(got) == 2)
+        assert [(e.id, e.data) for e in replayed] == [(e.id, e.data) for e in sent[1:]]
+        # Resumed from the priming event, on the third worker: all three.
+        async with RawClient(deployment.worker_ports[2]) as raw:
+            await raw.send("GET", last_event_id=priming.id, **get)
+            assert (await raw.head()).status == 200
+            again = await raw.events(lambda got: len(got) == 3)
+        assert [(e.id, e.data) for e in again] == [(e.id, e.data) for e in sent]
+        # An id no worker sent is refused, on any worker.
+        async with RawClient(deployment.worker_ports[2]) as raw:
+            await raw.send("GET", last_event_id="0-nosuch.1", **get)
+            assert (await raw.answer()).status == 400
+
+
+async def test_a_sampling_answer_posted_to_another_worker_reaches_the_tool(
+    deployment: Deployment,
+) -> None:
+    session = Legacy(deployment.port)
+    await session.open({"sampling": {}})
+    by_pid = {}
+    for port in deployment.worker_ports:
+        one = Modern(port)
+        by_pid[await one.text("worker")] = port
+    headers = {"mcp_session_id": session.session_id, "mcp_protocol_version": "2025-11-25"}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "haiku", "arguments": {"topic": "rain"}},
+    }
+    with anyio.fail_after(LIMIT):
+        async with RawClient(deployment.port) as raw:
+            await raw.send("POST", call, **headers)
+            assert (await raw.head()).headers["content-type"] == "text/event-stream"
+            asked = data(await raw.events(lambda got: any(e.data for e in got)))[-1]
+            assert asked["method"] == "sampling/createMessage"
+            text = asked["params"]["messages"][0]["content"]["text"]
+            sampler = text.rsplit(" ", 1)[1].rstrip(")")
+            # The answer goes to another worker than the one that asked.
+            other = next(port for pid, port in by_pid.items() if pid != sampler)
+            answer = {
+                "jsonrpc": "2.0",
+                "id": asked["id"],
+                "result": {
+                    "role": "assistant",
+                    "content": {"type": "text", "text": "drops on the roof"},
+                    "model": "m",
+                },
+            }
+            async with RawClient(other) as elsewhere:
+                await elsewhere.send("POST", answer, **headers)
+                assert (await elsewhere.answer()).status == 202
+            done = data(await raw.events(has_response))[-1]
+    assert done["id"] == 7
+    assert done["result"]["content"][0]["text"] == f"drops on the roof (from {sampler})"

@@ -1,0 +1,48 @@
+"""Messages between workers on Redis pub/sub.
+
+A topic is a channel under the connection's prefix. Pub/sub keeps nothing (no
+key, so nothing to expire): a message reaches the workers listening when it is
+published, which is what list changes, resource updates and routed replies need
+(what must survive is in the event log or the task store).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from .connection import RedisConnection
+
+__all__ = ["RedisBus"]
+
+
+class RedisBus:
+    """A `mcp_core.http.shared.Bus` on Redis pub/sub."""
+
+    def __init__(self, connection: RedisConnection) -> None:
+        self.connection = connection
+
+    def _channel(self, topic: str) -> str:
+        return f"{self.connection.prefix}:bus:{topic}"
+
+    async def publish(self, topic: str, message: bytes) -> None:
+        client = self.connection.client
+        await self.connection.run(client.publish(self._channel(topic), message))
+
+    @contextlib.asynccontextmanager
+    async def listen(self, topic: str) -> AsyncIterator[AsyncIterator[bytes]]:
+        channel = self._channel(topic).encode()
+        async with self.connection.client.pubsub(channels=[channel]) as pubsub:
+            # Subscribed once the confirmation is read: from then on nothing
+            # published is missed.
+            async for first in pubsub:
+                if first["type"] == "subscribe":
+                    break
+
+            async def messages() -> AsyncIterator[bytes]:
+                async for item in pubsub:
+                    data = item["data"]
+                    if item["type"] == "message" and isinstance(data, bytes):
+                        yield data
+
+            yield messages()
