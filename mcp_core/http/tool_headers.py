@@ -38,8 +38,18 @@ _HEADER_TYPES: Final = frozenset({"string", "integer", "boolean"})
 # Keywords whose values are instances, not schemas: an "x-mcp-header" key inside a
 # default or an example is data.
 _DATA_KEYWORDS: Final = frozenset({"default", "const", "enum", "examples"})
-# "Standard Request Headers": which field Mcp-Name mirrors.
-_NAMED: Final = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+# Mcp-Name mirrors the params member each method is named by: 2026-07-28
+# basic/transports "Standard Request Headers" (name, uri), and the tasks
+# extension's taskId (experimental-ext-tasks tasks.mdx "Streamable HTTP: Routing
+# Headers"). The server checks the same table (mcp_headers.py).
+_NAMED: Final = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 
 class OutgoingFields(msgspec.Struct):
