@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -19,6 +18,7 @@ from typing import Any, Final
 
 import anyio
 import h11
+from debian_helpers import debian_program
 from http_helpers import RawClient, data, has_response, initialize, modern_headers
 from paths import EXAMPLES, ROOT
 from redis_helpers import free_ports
@@ -69,9 +69,7 @@ class Deployment:
         self.processes.append(serve)
         # HAProxy after the workers listen, so that its first checks pass.
         self._wait(self.worker_ports)
-        haproxy = shutil.which("haproxy")
-        if haproxy is None:
-            raise RuntimeError("haproxy is not installed (apt-get install haproxy)")
+        haproxy = debian_program("haproxy", "haproxy")
         env.update(
             MCP_LB_PORT=str(self.port),
             **{f"MCP_WORKER_{n + 1}": str(p) for n, p in enumerate(self.worker_ports)},

@@ -8,7 +8,6 @@ bounded."""
 from __future__ import annotations
 
 import random
-import shutil
 import socket
 import subprocess
 import time
@@ -17,6 +16,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from debian_helpers import debian_program
 
 from mcp_core.http.shared import MemoryEventLog, MemorySessionRegistry
 from mcp_core.server import MemoryOnceStore
@@ -61,10 +62,7 @@ class RedisProcess:
 
     def __init__(self, folder: Path, *, persist: bool = False) -> None:
         self.persist = persist
-        binary = shutil.which("redis-server")
-        if binary is None:
-            raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
-        self.binary = binary
+        self.binary = debian_program("redis-server", "redis-server")
         self.folder = folder
         self.port = free_ports()
         self.process: subprocess.Popen[bytes] | None = None
