@@ -144,6 +144,12 @@ LAYERS: dict[str, Layer] = {
             module="benchmarks.http",
         ),
         Layer(
+            name="servers",
+            summary="server only: one raw HTTP client drives each server in turn "
+            "(ours both eras, h11 floor, the SDK, the TS SDK); server CPU per call",
+            module="benchmarks.servers",
+        ),
+        Layer(
             name="memory",
             summary="resident memory of an HTTP server per idle legacy session (10,000 opened)",
             module="benchmarks.memory",
