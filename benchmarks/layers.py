@@ -150,6 +150,12 @@ LAYERS: dict[str, Layer] = {
             module="benchmarks.servers",
         ),
         Layer(
+            name="curves",
+            summary="how cost grows: tools/list by registry size, a call by message size "
+            "(in memory, stdio, HTTP)",
+            module="benchmarks.curves",
+        ),
+        Layer(
             name="memory",
             summary="resident memory of an HTTP server per idle legacy session (10,000 opened)",
             module="benchmarks.memory",
