@@ -4,6 +4,10 @@ message size in memory, on stdio and on HTTP.
 * ``tools/list`` with 10 / 100 / 1,000 / 10,000 tools, listed whole and paginated
   (``page_size=100``, the first page), in memory (client and server in this process):
   microseconds of this process's CPU per call.
+* idle 2025-11-25 sessions on our h11 server, 1,000 / 10,000: resident memory per
+  session, and the server's CPU per call (raw client of `benchmarks.servers`) of one
+  more session while they sit idle: the cost of a request as sessions grow.
+
 Each figure's ``details`` hold its x (tools, bytes) for the plot's curves.
 
 * a ``tools/call`` whose argument is a 100 B / 10 KiB / 1 MiB / 8 MiB string, to a
@@ -31,14 +35,15 @@ import anyio
 from mcp_core import HttpServerConfig, Server
 
 from .harness import Settings
-from .http_servers import free_port, listening
+from .http_servers import free_port, listening, spawn
 from .layers import LayerResult, Measurement, Progress
 from .raw_client import server_cpu_seconds
 
-__all__ = ["main", "run", "size_server", "tools_server"]
+__all__ = ["idle_sessions", "main", "run", "size_server", "tools_server"]
 
 TOOL_COUNTS: Final = (10, 100, 1_000, 10_000)
 SIZES: Final = (100, 10 * 1024, 1 << 20, 8 << 20)
+IDLE_SESSIONS: Final = (1_000, 10_000)
 LIMIT: Final = 16 * 1024 * 1024
 _ROOT: Final = str(Path(__file__).resolve().parent.parent)
 
@@ -191,9 +196,61 @@ def _child_pid(marker: str) -> int | None:
     return None
 
 
+def idle_sessions(
+    settings: Settings, progress: Progress, counts: tuple[int, ...] = IDLE_SESSIONS
+) -> list[Measurement]:
+    # Our h11 server with N idle 2025-11-25 sessions open: resident memory per
+    # session, and the server's CPU per call of one more session (raw client).
+    from .memory import WARM_UP_SESSIONS, open_sessions, resident_kib
+    from .servers import _legacy, _measure
+
+    memory: dict[str, float] = {}
+    costs: dict[int, dict[str, float]] = {1: {}, 16: {}}
+    xs: dict[str, dict[str, float]] = {}
+    for count in counts:
+        label = f"{count:,} sessions"
+        xs[label] = {"x": count}
+        progress(f"curves: {label} idle")
+        with spawn("ours", answers="json") as (process, url):
+            anyio.run(open_sessions, url, WARM_UP_SESSIONS)
+            time.sleep(0.5)
+            before, _ = resident_kib(process.pid)
+            anyio.run(open_sessions, url, count - WARM_UP_SESSIONS)
+            time.sleep(0.5)
+            after, _ = resident_kib(process.pid)
+            memory[label] = (after - before) / (count - WARM_UP_SESSIONS)
+            port = int(url.rsplit(":", 1)[1].split("/")[0])
+            for load, figure in _measure(process.pid, port, _legacy, settings).items():
+                costs[load][label] = figure
+    measurements = [
+        Measurement(
+            name="idle_sessions_memory",
+            title="idle 2025-11-25 HTTP sessions open on our server: memory per session",
+            unit="KiB per session",
+            values=memory,
+            details=xs,
+        )
+    ]
+    for load, values in costs.items():
+        measurements.append(
+            Measurement(
+                name=f"idle_sessions_call_{load}",
+                title=(
+                    f"a call of one more session while N sit idle, {load} connection(s): "
+                    "server CPU per call"
+                ),
+                unit="us of server CPU per call",
+                values=values,
+                details=xs,
+            )
+        )
+    return measurements
+
+
 def run(settings: Settings, progress: Progress) -> LayerResult:
     """The curves, on asyncio."""
     result = LayerResult(name="curves")
+    result.measurements.extend(idle_sessions(settings, progress))
 
     async def measure() -> None:
         result.measurements.extend(await _tools_list(settings, progress))

@@ -178,7 +178,12 @@ def _lines(axis: Any, series: Series, x_of: str, title: str, marker: _Styles) ->
     axis.grid(True, which="both", alpha=0.3)
 
 
-_CURVES = {"tools_list": "tools/list by registry size", "message_size": "a call by message size"}
+_CURVES = {
+    "tools_list": "tools/list by registry size",
+    "message_size": "a call by message size",
+    "idle_sessions_call": "a call while N sessions sit idle",
+    "idle_sessions_memory": "memory per idle session",
+}
 """Panels of the curves layer: measurement-name prefix -> title."""
 
 
@@ -206,8 +211,14 @@ def _curve(axis: Any, title: str, series: Series) -> None:
         axis.plot([x for x, _ in points], [y for _, y in points], "-o", label=line)
     axis.set_xscale("log")
     axis.set_yscale("log")
-    axis.set_xlabel("tools" if title.startswith("tools") else "request size, bytes")
-    axis.set_ylabel("us of CPU per call")
+    axis.set_xlabel(
+        "tools"
+        if title.startswith("tools")
+        else "idle sessions"
+        if "session" in title
+        else "request size, bytes"
+    )
+    axis.set_ylabel("KiB per session" if title.startswith("memory") else "us of CPU per call")
     axis.set_title(title, fontsize=9)
     axis.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1))
     axis.grid(True, which="both", alpha=0.3)

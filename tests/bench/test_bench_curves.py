@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from benchmarks import curves
+from benchmarks.harness import Settings
 from benchmarks.http_servers import free_port, listening
 from transports import Client, connect_in_memory
 from transports.http.client import http_connector
@@ -47,3 +48,16 @@ async def test_a_big_request_reaches_the_http_server() -> None:
             async with Client(http_connector(f"http://127.0.0.1:{port}/mcp")) as client:
                 result = await client.call_tool("size", {"text": "x" * BIG})
                 assert result.structured_content == {"result": BIG}
+
+
+def test_idle_sessions_give_memory_and_call_cost_by_count() -> None:
+    lines: list[str] = []
+    found = curves.idle_sessions(Settings.quick(), lines.append, counts=(60, 90))
+    names = [m.name for m in found]
+    assert names == ["idle_sessions_memory", "idle_sessions_call_1", "idle_sessions_call_16"]
+    for measurement in found:
+        assert list(measurement.values) == ["60 sessions", "90 sessions"]
+        assert [d["x"] for d in measurement.details.values()] == [60, 90]
+    for measurement in found[1:]:
+        assert all(value > 0 for value in measurement.values.values())
+    assert lines == ["curves: 60 sessions idle", "curves: 90 sessions idle"]
