@@ -38,7 +38,7 @@ from typing import Any, ClassVar, Final
 
 from msgspec import UNSET
 
-from ..types.methods import message_decoder, method_spec, params_decoder
+from ..types.methods import method_spec, params_decoder
 from ..wire.errors import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -139,6 +139,8 @@ class BaseSession:
     #: Whether the message being taken was decoded here from bytes: its typed params
     #: then hold plain JSON values, as Raw params would (session/per_request.py).
     _from_wire = False
+    #: How receive_bytes decodes a message (ServerSession: in one pass).
+    _decode = staticmethod(decode_message)
     # The lifecycle table's rows for our role, resolved to our methods (see
     # _lifecycle.compile_rules): {state: {kind: (function, next state or None)}}.
     _received_rules: ClassVar[Compiled] = {}
@@ -345,9 +347,11 @@ class BaseSession:
         if state is _CLOSED or state is _ERROR:
             return self._receive_dead()
         try:
-            # One pass: the params of a known method come out typed, which
-            # decode_params hands back as they are (wire/jsonrpc.py OnePassDecoder).
-            message = message_decoder.decode(data, self.limits)
+            # A server reads requests in one pass: the params of a known method come
+            # out typed, which decode_params hands back as they are
+            # (wire/jsonrpc.py OnePassDecoder); a client, mostly reading responses,
+            # the envelope alone.
+            message = self._decode(data, self.limits)
         except RemoteProtocolError as exc:
             # A batch always lands here (an array is never a message), so asking
             # is_batch only now, rather than before every decode, changes nothing:
