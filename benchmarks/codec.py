@@ -6,8 +6,9 @@ serialise a message carrying that typed value. No session, no I/O.
 
 Implementations, side by side in the same runs:
 
-* ``mcp-core``: decode_message (envelope, params/result kept Raw), then
-  decode_params / decode_result with the method's typed decoder, then
+* ``mcp-core``: one pass (``message_decoder``, the session's, keyed on the method;
+  ``OnePassResponseDecoder`` for a result of a known type), then decode_params /
+  decode_result as the session calls them (they hand the typed value back), then
   encode_message of a new Request/Response carrying the typed value.
 * ``msgspec typed``: a bare msgspec pipeline with one Struct for the whole
   message whose params/result field uses mcp_core's own MCP types, so the gap to
@@ -36,11 +37,12 @@ from typing import Any, Final, Literal
 
 import msgspec
 
+from mcp_core.types.methods import message_decoder
 from mcp_core.types.server import CallToolRequestParams, CallToolResult, ListToolsResult
 from mcp_core.wire import (
+    OnePassResponseDecoder,
     Request,
     Response,
-    decode_message,
     decode_params,
     decode_result,
     encode_message,
@@ -151,10 +153,12 @@ def large_call_request(size: int = 1 << 20) -> bytes:
 
 
 def _core_request(params_type: type[Any]) -> Pipeline:
+    # The session's own one-pass decoder (every method of the tables), then
+    # decode_params as the session calls it, which hands the typed params back.
     decoder = msgspec.json.Decoder(params_type)
 
     def round_trip(data: bytes) -> bytes:
-        message = decode_message(data)
+        message = message_decoder.decode(data)
         if type(message) is not Request:
             raise TypeError(f"expected a request, got {type(message).__name__}")
         params = decode_params(message, decoder)
@@ -164,10 +168,12 @@ def _core_request(params_type: type[Any]) -> Pipeline:
 
 
 def _core_response(result_type: type[Any]) -> Pipeline:
+    # A client knows the result type of the request a response answers.
     decoder = msgspec.json.Decoder(result_type)
+    one_pass = OnePassResponseDecoder(result_type)
 
     def round_trip(data: bytes) -> bytes:
-        message = decode_message(data)
+        message = one_pass.decode(data)
         if type(message) is not Response:
             raise TypeError(f"expected a response, got {type(message).__name__}")
         result = decode_result(message, decoder)

@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["KINDS", "free_port", "main", "spawn"]
+__all__ = ["KINDS", "free_port", "listening", "main", "spawn"]
 
 KINDS: Final = ("ours", "sdk", "fastmcp", "h11")
 MAX_SESSIONS: Final = 50_000
@@ -125,20 +125,32 @@ def spawn(kind: str, *, backend: str = "asyncio", answers: str = "default") -> I
     port = free_port()
     argv = [sys.executable, "-m", "benchmarks.http_servers", kind, str(port)]
     argv += ["--backend", backend, "--answers", answers]
+    with listening(argv, port, f"{kind} server") as process:
+        yield process, f"http://127.0.0.1:{port}/mcp"
+
+
+@contextmanager
+def listening(argv: list[str], port: int, what: str) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``argv``; yields the process once it accepts connections on ``port``, and
+    terminates it after.
+
+    Raises:
+        RuntimeError: it exited, or did not listen within 30 s.
+    """
     process = subprocess.Popen(argv, cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + _START_SECONDS
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"{kind} server exited with status {process.returncode}")
+                raise RuntimeError(f"{what} exited with status {process.returncode}")
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"{kind} server did not listen within 30 s") from None
+                    raise RuntimeError(f"{what} did not listen within 30 s") from None
                 time.sleep(0.05)
-        yield process, f"http://127.0.0.1:{port}/mcp"
+        yield process
     finally:
         process.terminate()
         try:

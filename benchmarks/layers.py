@@ -150,6 +150,18 @@ LAYERS: dict[str, Layer] = {
             module="benchmarks.manager",
         ),
         Layer(
+            name="servers",
+            summary="server only: one raw HTTP client drives each server in turn "
+            "(ours both eras, h11 floor, the SDK, the TS SDK); server CPU per call",
+            module="benchmarks.servers",
+        ),
+        Layer(
+            name="curves",
+            summary="how cost grows: tools/list by registry size, a call by message size "
+            "(in memory, stdio, HTTP)",
+            module="benchmarks.curves",
+        ),
+        Layer(
             name="memory",
             summary="resident memory of an HTTP server per idle legacy session (10,000 opened)",
             module="benchmarks.memory",

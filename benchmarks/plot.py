@@ -6,7 +6,9 @@ Three panels, each from figures of the same run:
   one bar per implementation, on a log scale (the layers span five decades);
 * throughput against calls in flight (1, 16, 256), a panel per layer, one line
   per backend and main implementation;
-* throughput against message size, when the run measured it, likewise.
+* throughput against message size, when the run measured it, likewise;
+* the curves of the ``curves`` layer (CPU per call against tools listed and
+  against request size), when the run has them.
 
 One colour per implementation (mcp-core, the SDK, FastMCP, the floors); its
 variants (eras, object mode, the SDK's servers) differ by hatch or marker, and
@@ -176,6 +178,52 @@ def _lines(axis: Any, series: Series, x_of: str, title: str, marker: _Styles) ->
     axis.grid(True, which="both", alpha=0.3)
 
 
+_CURVES = {
+    "tools_list": "tools/list by registry size",
+    "message_size": "a call by message size",
+    "idle_sessions_call": "a call while N sessions sit idle",
+    "idle_sessions_memory": "memory per idle session",
+}
+"""Panels of the curves layer: measurement-name prefix -> title."""
+
+
+def _curves(layers: Sequence[LayerResult]) -> list[tuple[str, Series]]:
+    # One panel per family of measurements whose figures carry an x in details.
+    panels: dict[str, Series] = {}
+    for layer in layers:
+        for measurement in layer.measurements:
+            for prefix, title in _CURVES.items():
+                if not measurement.name.startswith(prefix):
+                    continue
+                line = measurement.name[len(prefix) :].strip("_").replace("_", " ")
+                points = [
+                    (measurement.details[label]["x"], value)
+                    for label, value in measurement.values.items()
+                    if "x" in measurement.details.get(label, {})
+                ]
+                if len(points) > 1:
+                    panels.setdefault(title, {})[line] = sorted(points)
+    return list(panels.items())
+
+
+def _curve(axis: Any, title: str, series: Series) -> None:
+    for line, points in sorted(series.items()):
+        axis.plot([x for x, _ in points], [y for _, y in points], "-o", label=line)
+    axis.set_xscale("log")
+    axis.set_yscale("log")
+    axis.set_xlabel(
+        "tools"
+        if title.startswith("tools")
+        else "idle sessions"
+        if "session" in title
+        else "request size, bytes"
+    )
+    axis.set_ylabel("KiB per session" if title.startswith("memory") else "us of CPU per call")
+    axis.set_title(title, fontsize=9)
+    axis.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axis.grid(True, which="both", alpha=0.3)
+
+
 def plot(layers: Sequence[LayerResult], path: Path, *, title: str) -> None:
     """Draw the figures of ``layers`` into the PNG file ``path``."""
     import matplotlib
@@ -193,7 +241,8 @@ def plot(layers: Sequence[LayerResult], path: Path, *, title: str) -> None:
         for layer, series in _series(layers, x_of).items()
     ]
     marker = _Styles(_MARKERS)
-    heights = [1.5 + 0.35 * len(cases)] + [4.0] * len(lines)
+    curves = _curves(layers)
+    heights = [1.5 + 0.35 * len(cases)] + [4.0] * (len(lines) + len(curves))
     figure, axes = pyplot.subplots(
         len(heights),
         1,
@@ -202,8 +251,10 @@ def plot(layers: Sequence[LayerResult], path: Path, *, title: str) -> None:
         gridspec_kw={"height_ratios": heights},
     )
     _bars(axes[0][0], cases)
-    for (x_of, name, series), row in zip(lines, axes[1:], strict=True):
+    for (x_of, name, series), row in zip(lines, axes[1 : 1 + len(lines)], strict=True):
         _lines(row[0], series, x_of, name, marker)
+    for (name, series), row in zip(curves, axes[1 + len(lines) :], strict=True):
+        _curve(row[0], name, series)
     figure.suptitle(f"$ {title}", fontsize=9)
     figure.tight_layout()
     figure.savefig(path, dpi=110)

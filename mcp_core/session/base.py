@@ -136,6 +136,11 @@ class BaseSession:
     our_role: str = ""
     # Messages in a row that could not be read (a client gives up past a bound).
     _unreadable = 0
+    #: Whether the message being taken was decoded here from bytes: its typed params
+    #: then hold plain JSON values, as Raw params would (session/per_request.py).
+    _from_wire = False
+    #: How receive_bytes decodes a message (ServerSession: in one pass).
+    _decode = staticmethod(decode_message)
     # The lifecycle table's rows for our role, resolved to our methods (see
     # _lifecycle.compile_rules): {state: {kind: (function, next state or None)}}.
     _received_rules: ClassVar[Compiled] = {}
@@ -349,7 +354,11 @@ class BaseSession:
         if state is _CLOSED or state is _ERROR:
             return self._receive_dead()
         try:
-            message = decode_message(data, self.limits)
+            # A server reads requests in one pass: the params of a known method come
+            # out typed, which decode_params hands back as they are
+            # (wire/jsonrpc.py OnePassDecoder); a client, mostly reading responses,
+            # the envelope alone.
+            message = self._decode(data, self.limits)
         except RemoteProtocolError as exc:
             # A batch always lands here (an array is never a message), so asking
             # is_batch only now, rather than before every decode, changes nothing:
@@ -361,7 +370,8 @@ class BaseSession:
             except RemoteProtocolError as batch_exc:
                 return self._violation(batch_exc, reply=True)
         # The body of receive_message, inlined: one call less for every message off
-        # the wire. (Keep the two alike.)
+        # the wire. (Keep the two alike, but for _from_wire.)
+        self._from_wire = True
         if self._unreadable:
             self._unreadable = 0  # a readable message ends a run of unreadable ones
         kind = type(message)
@@ -454,6 +464,7 @@ class BaseSession:
         state = self.state
         if state is _CLOSED or state is _ERROR:
             return self._receive_dead()
+        self._from_wire = False
         if self._unreadable:
             self._unreadable = 0  # a readable message ends a run of unreadable ones
         kind = type(message)

@@ -249,7 +249,7 @@ def cached_client_of(session: Any, meta: dict[str, Any], message: Request) -> Cl
     level = meta.get(LOG_LEVEL_KEY)
     last: ClientInfo | None = session._client_last
     key: bytes | None = None
-    if type(message.params) is msgspec.Raw:
+    if session._from_wire or type(message.params) is msgspec.Raw:
         # Read off the wire, so plain JSON values, which their msgpack encoding
         # tells apart exactly (unlike ==, for which 1 == 1.0 == True, or JSON,
         # which writes an infinite float as null). Absent and null read alike.

@@ -34,7 +34,13 @@ from ..types.base import (
     Result,
     ServerCapabilities,
 )
-from ..types.methods import LATEST_REVISION, LEGACY_REVISIONS, method_spec, params_decoder
+from ..types.methods import (
+    LATEST_REVISION,
+    LEGACY_REVISIONS,
+    message_decoder,
+    method_spec,
+    params_decoder,
+)
 from ..types.server import LoggingMessageNotificationParams, SubscriptionFilter
 from ..wire.errors import (
     INVALID_REQUEST,
@@ -142,6 +148,8 @@ class ServerSession(BaseSession):
     """
 
     our_role = "server"
+    # Requests in one pass (wire/jsonrpc.py OnePassDecoder): their params typed.
+    _decode = staticmethod(message_decoder.decode)
     _answered_at_once = frozenset({"ping", "initialize", "logging/setLevel", "server/discover"})
 
     def __init__(self, config: ServerConfig, limits: Limits = DEFAULT_LIMITS) -> None:

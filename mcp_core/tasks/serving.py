@@ -138,9 +138,11 @@ class TaskService:
         Raises:
             McpError: the call cannot be served as asked (see the module).
         """
-        host = isinstance(ctx.peer, TaskHost)
+        # isinstance against a runtime-checkable Protocol costs microseconds
+        # (benchmarks/README.md, issue 20): asked only where the answer matters.
         if ctx.modern:
             if declares_tasks(ctx):
+                host = isinstance(ctx.peer, TaskHost)
                 if support == "required" and not host:
                     raise McpError(INTERNAL_ERROR, "this runtime cannot run tasks")
                 return support is not None and host
@@ -157,7 +159,7 @@ class TaskService:
             raise McpError(METHOD_NOT_FOUND, "This tool does not support task execution")
         if not asked and support == "required":
             raise McpError(METHOD_NOT_FOUND, "This tool must be called as a task")
-        if asked and not host:
+        if asked and not isinstance(ctx.peer, TaskHost):
             raise McpError(INTERNAL_ERROR, "this runtime cannot run tasks")
         return asked
 

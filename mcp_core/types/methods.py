@@ -28,6 +28,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from ..wire.jsonrpc import OnePassDecoder
 from . import base as b
 from . import client as c
 from . import server as s
@@ -41,6 +42,7 @@ __all__ = [
     "REVISIONS",
     "MethodSpec",
     "decode_method_result",
+    "message_decoder",
     "method_spec",
     "params_decoder",
     "result_decoder",
@@ -301,3 +303,20 @@ def decode_method_result(spec: MethodSpec, data: bytes | msgspec.Raw) -> Any:
     if spec.task_augmentable and not isinstance(probe.task, UnsetType):
         return _decoder(t.CreateTaskResult).decode(data)
     return result_decoder(spec).decode(data)
+
+
+def _one_pass_decoder() -> OnePassDecoder:
+    # Every method has one params type across revisions (the types are a superset),
+    # so the method alone chooses it; which revision has the method is the
+    # session's question, asked after decoding as before.
+    requests: dict[str, Any] = {}
+    notifications: dict[str, Any] = {}
+    for spec in (*METHODS.values(), *EXTENSION_METHODS.values()):
+        table = notifications if spec.kind == "notification" else requests
+        table[spec.method] = spec.params_type
+    return OnePassDecoder(requests, notifications)
+
+
+message_decoder: OnePassDecoder = _one_pass_decoder()
+"""One-pass decoding of any MCP message (`mcp_core.wire.OnePassDecoder`): the params of
+every method in the tables come out typed, as ``params_decoder`` reads them."""

@@ -1,0 +1,352 @@
+"""Server against server: one cheap raw client drives each HTTP server in turn.
+
+The ``http`` layer compares stacks (a client and its server); there the SDK's client
+costs more than its server, so the stack ratio says little about the servers. Here
+the client is the same for every server (`benchmarks.raw_client`: plain sockets, a
+minimal HTTP/1.1 parser, no JSON decoding), and the figure is the **server's** CPU
+time per ``tools/call`` of the echo tool, read from ``/proc`` around each run:
+
+* ``ours 2026-07-28`` / ``ours 2025-11-25``: mcp-core's h11 server, each era, on
+  each backend (a 2026-07-28 request carries its ``_meta`` and headers; a
+  2025-11-25 one its session);
+* ``h11 floor``: the raw h11 echo server (`benchmarks.h11_echo`): no MCP, the
+  floor of any server written on h11 and anyio;
+* ``SDK (uvicorn)``: the official Python SDK's streamable HTTP app under uvicorn,
+  2025-11-25 session;
+* ``TS SDK (node)``: the official TypeScript SDK's server on ``node:http``
+  (`benchmarks/ts/server.mjs`), 2025-11-25 session, installed by npm into a cache
+  directory on first use; skipped, with the reason, without node and npm.
+
+Each server runs in its own process, one at a time, all in the same run; each
+table is one answer mode (JSON or SSE) and one load (1 or 16 connections, each
+with one call in flight). Figures are medians over the runs, in microseconds of
+server CPU per call; ratios are taken from those medians, the other server's over
+ours (above 1: ours uses less CPU per call), as the report's other measurements.
+
+stdio alike: one raw line writer (`benchmarks.raw_client.RawLineClient`) drives
+ours (both eras), the line echo floor (`benchmarks.stdio_server lines`), the SDK's
+stdio server and the TypeScript SDK's (`benchmarks/ts/stdio.mjs`), 1 and 16 lines
+in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Final
+
+from .harness import Settings
+from .http_servers import free_port, listening, spawn
+from .layers import LayerResult, Measurement, Progress
+from .raw_client import RawHttpClient, RawLineClient, post, server_cpu_seconds
+from .stdio import server_argv
+
+__all__ = ["run", "ts_server"]
+
+LOADS: Final = (1, 16)
+ANSWERS: Final = ("json", "sse")
+FLOOR: Final = "h11 floor"
+SDK: Final = "SDK (uvicorn)"
+SDK_STDIO: Final = "SDK (stdio)"
+LINE_FLOOR: Final = "line floor"
+TS: Final = "TS SDK (node)"
+TS_PACKAGE: Final = "@modelcontextprotocol/sdk@1"
+_ROOT: Final = str(Path(__file__).resolve().parent.parent)
+LEGACY: Final = "2025-11-25"
+MODERN: Final = "2026-07-28"
+
+_ACCEPT: Final = [
+    ("content-type", "application/json"),
+    ("accept", "application/json, text/event-stream"),
+]
+_MODERN_META: Final = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+}
+_CALL: Final = '"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}'
+
+Requester = Callable[[int], bytes]
+
+
+def _body(message: dict[str, Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", **message}).encode()
+
+
+def _legacy(client: RawHttpClient, host: str) -> Requester:
+    # initialize, then initialized, on the first connection; every call then
+    # carries the session.
+    params = {
+        "protocolVersion": LEGACY,
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    }
+    first = client.sockets[0]
+    answer = client.exchange(
+        first,
+        post("/mcp", host, _ACCEPT, _body({"id": 0, "method": "initialize", "params": params})),
+    )
+    if answer.status != 200 or "mcp-session-id" not in answer.headers:
+        raise RuntimeError(f"initialize answered {answer.status}: {answer.body[:200]!r}")
+    text = answer.body.decode()
+    version = (
+        LEGACY
+        if LEGACY in text
+        else json.loads(text.split("data: ")[-1])["result"]["protocolVersion"]
+    )
+    fields = [
+        *_ACCEPT,
+        ("mcp-session-id", answer.headers["mcp-session-id"]),
+        ("mcp-protocol-version", version),
+    ]
+    done = client.exchange(
+        first, post("/mcp", host, fields, _body({"method": "notifications/initialized"}))
+    )
+    if done.status not in (200, 202):
+        raise RuntimeError(f"initialized answered {done.status}")
+    head = post("/mcp", host, fields, b"").rsplit(b"content-length: 0", 1)
+    return _requester(head, "}")
+
+
+def _modern(host: str) -> Requester:
+    fields = [
+        *_ACCEPT,
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "echo"),
+    ]
+    head = post("/mcp", host, fields, b"").rsplit(b"content-length: 0", 1)
+    meta = json.dumps(_MODERN_META, separators=(",", ":"))
+    return _requester(head, ',"_meta":' + meta + "}")
+
+
+def _requester(head: list[bytes], tail: str) -> Requester:
+    # Every call its own id: calls in flight on one session must not share one.
+    before, after = head
+    counter = iter(range(1, 1 << 62))
+
+    def request_for(_: int) -> bytes:
+        body = f'{{"jsonrpc":"2.0","id":{next(counter)},{_CALL}{tail}}}'.encode()
+        return before + b"content-length: " + str(len(body)).encode() + after + body
+
+    return request_for
+
+
+def _floor(host: str) -> Requester:
+    head = post("/mcp", host, _ACCEPT, b"").rsplit(b"content-length: 0", 1)
+    return _requester(head, "}")
+
+
+def _measure(
+    pid: int, port: int, setup: Callable[[RawHttpClient, str], Requester], settings: Settings
+) -> dict[int, float]:
+    host = f"127.0.0.1:{port}"
+    calls = 600 if settings.runs <= 5 else 2000
+    figures: dict[int, float] = {}
+    for connections in LOADS:
+        client = RawHttpClient("127.0.0.1", port, connections)
+        try:
+            request_for = setup(client, host)
+            client.run(calls // 4, request_for)  # warm up
+            per_call = []
+            for _ in range(max(3, settings.runs)):
+                before = server_cpu_seconds(pid)
+                client.run(calls, request_for)
+                per_call.append((server_cpu_seconds(pid) - before) / calls * 1e6)
+            figures[connections] = statistics.median(per_call)
+        finally:
+            client.close()
+    return figures
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return Path(root) / "mcp-core" / "bench-ts"
+
+
+def ts_server() -> tuple[list[str] | None, str]:
+    """The command that starts the TypeScript SDK's server (PORT and the answer mode
+    appended), installing the SDK into the cache on first use; or None and why not."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        return None, "node and npm are needed for the TypeScript SDK's server"
+    cache = _cache_dir()
+    script = cache / "server.mjs"
+    if not (cache / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        cache.mkdir(parents=True, exist_ok=True)
+        (cache / "package.json").write_text('{"private": true, "type": "module"}\n')
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--silent", TS_PACKAGE],
+            cwd=cache,
+            capture_output=True,
+            timeout=600,
+        )
+        if done.returncode != 0:
+            return None, f"npm install {TS_PACKAGE} failed: {done.stderr.decode()[-300:]}"
+    for name in ("server.mjs", "stdio.mjs"):
+        shutil.copyfile(Path(__file__).parent / "ts" / name, cache / name)
+    return [node, str(script)], ""
+
+
+@contextmanager
+def _spawn_ts(command: list[str], answers: str) -> Iterator[tuple[int, int]]:
+    port = free_port()
+    with listening([*command, str(port), answers], port, "the TypeScript server") as process:
+        yield process.pid, port
+
+
+@contextmanager
+def _spawn_py(kind: str, backend: str, answers: str) -> Iterator[tuple[int, int]]:
+    with spawn(kind, backend=backend, answers=answers) as (process, url):
+        yield process.pid, int(url.rsplit(":", 1)[1].split("/")[0])
+
+
+# --- stdio ------------------------------------------------------------------------------------
+
+
+def _line_requester(tail: str) -> Callable[[int], bytes]:
+    counter = iter(range(1, 1 << 62))
+
+    def request_for(_: int) -> bytes:
+        return f'{{"jsonrpc":"2.0","id":{next(counter)},{_CALL}{tail}}}'.encode()
+
+    return request_for
+
+
+def _line_legacy(client: RawLineClient) -> Callable[[int], bytes]:
+    params = {
+        "protocolVersion": LEGACY,
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    }
+    client.exchange(_body({"id": 0, "method": "initialize", "params": params}))
+    client.exchange(_body({"method": "notifications/initialized"}), answers=0)
+    return _line_requester("}")
+
+
+def _line_modern(client: RawLineClient) -> Callable[[int], bytes]:
+    return _line_requester(',"_meta":' + json.dumps(_MODERN_META, separators=(",", ":")) + "}")
+
+
+def _measure_lines(
+    argv: list[str], setup: Callable[[RawLineClient], Callable[[int], bytes]], settings: Settings
+) -> dict[int, float]:
+    calls = 1000 if settings.runs <= 5 else 4000
+    figures: dict[int, float] = {}
+    for in_flight in LOADS:
+        client = RawLineClient(argv, env={**os.environ, "PYTHONPATH": _ROOT})
+        try:
+            request_for = setup(client)
+            client.run(calls // 4, in_flight, request_for)  # warm up
+            per_call = []
+            for _ in range(max(3, settings.runs)):
+                before = server_cpu_seconds(client.pid)
+                client.run(calls, in_flight, request_for)
+                per_call.append((server_cpu_seconds(client.pid) - before) / calls * 1e6)
+            figures[in_flight] = statistics.median(per_call)
+        finally:
+            client.close()
+    return figures
+
+
+def _run_stdio(
+    settings: Settings, progress: Progress, ts_command: list[str] | None, result: LayerResult
+) -> None:
+    values: dict[int, dict[str, float]] = {load: {} for load in LOADS}
+    jobs: list[tuple[str, list[str], Callable[[RawLineClient], Callable[[int], bytes]]]] = []
+    for backend in settings.backends:
+        jobs.append((f"ours {MODERN} {backend}", server_argv("ours", backend), _line_modern))
+        jobs.append((f"ours {LEGACY} {backend}", server_argv("ours", backend), _line_legacy))
+        jobs.append(
+            (
+                f"{LINE_FLOOR} {backend}",
+                server_argv("lines", backend),
+                lambda c: _line_requester("}"),
+            )
+        )
+    jobs.append((SDK_STDIO, server_argv("sdk"), _line_legacy))
+    if ts_command is not None:
+        node, script = ts_command
+        jobs.append((TS, [node, str(Path(script).with_name("stdio.mjs"))], _line_legacy))
+    for label, argv, setup in jobs:
+        progress(f"servers: stdio: {label}")
+        for load, figure in _measure_lines(argv, setup, settings).items():
+            values[load][label] = figure
+    for load in LOADS:
+        ratios = _ratios(settings, LINE_FLOOR, SDK_STDIO, ts_command is not None)
+        result.measurements.append(
+            Measurement(
+                name=f"server_cpu_stdio_{load}",
+                title=(
+                    f"server only, one raw line writer, stdio, {load} in flight: "
+                    "server CPU per tools/call"
+                ),
+                unit="us of server CPU per call",
+                values=values[load],
+                ratios=ratios,
+            )
+        )
+
+
+def _ratios(settings: Settings, floor: str, sdk: str, ts: bool) -> dict[str, tuple[str, str]]:
+    # The other server over ours, per backend: above 1, ours uses less.
+    ratios: dict[str, tuple[str, str]] = {}
+    for backend in settings.backends:
+        for era in (MODERN, LEGACY):
+            ours = f"ours {era} {backend}"
+            ratios[f"floor / {ours}"] = (f"{floor} {backend}", ours)
+        legacy = f"ours {LEGACY} {backend}"
+        ratios[f"SDK / {legacy}"] = (sdk, legacy)
+        if ts:
+            ratios[f"TS / {legacy}"] = (TS, legacy)
+    return ratios
+
+
+def run(settings: Settings, progress: Progress) -> LayerResult:
+    """Every server, one at a time, by answer mode, load and backend."""
+    result = LayerResult(name="servers")
+    ts_command, reason = ts_server()
+    if ts_command is None:
+        result.skipped[TS] = reason
+    for answers in ANSWERS:
+        values: dict[int, dict[str, float]] = {load: {} for load in LOADS}
+        jobs: list[tuple[str, Any, Callable[[RawHttpClient, str], Requester]]] = []
+        for backend in settings.backends:
+            jobs.append((f"ours {MODERN} {backend}", ("ours", backend), lambda c, h: _modern(h)))
+            jobs.append((f"ours {LEGACY} {backend}", ("ours", backend), _legacy))
+            jobs.append((f"{FLOOR} {backend}", ("h11", backend), lambda c, h: _floor(h)))
+        jobs.append((SDK, ("sdk", "asyncio"), _legacy))
+        if ts_command is not None:
+            jobs.append((TS, ("ts", ""), _legacy))
+        for label, (kind, backend), setup in jobs:
+            progress(f"servers: {answers} answers: {label}")
+            server = (
+                _spawn_ts(ts_command, answers)  # type: ignore[arg-type]
+                if kind == "ts"
+                else _spawn_py(kind, backend, answers)
+            )
+            with server as (pid, port):
+                for load, figure in _measure(pid, port, setup, settings).items():
+                    values[load][label] = figure
+        for load in LOADS:
+            ratios = _ratios(settings, FLOOR, SDK, ts_command is not None)
+            result.measurements.append(
+                Measurement(
+                    name=f"server_cpu_{answers}_{load}",
+                    title=(
+                        f"server only, one raw HTTP client, {answers.upper()} answers, "
+                        f"{load} connection{'s' if load > 1 else ''}: server CPU per tools/call"
+                    ),
+                    unit="us of server CPU per call",
+                    values=values[load],
+                    ratios=ratios,
+                )
+            )
+    _run_stdio(settings, progress, ts_command, result)
+    return result
