@@ -28,6 +28,7 @@ import importlib
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -137,27 +138,34 @@ def listening(argv: list[str], port: int, what: str) -> Iterator[subprocess.Pope
     Raises:
         RuntimeError: it exited, or did not listen within 30 s.
     """
-    process = subprocess.Popen(argv, cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + _START_SECONDS
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"{what} exited with status {process.returncode}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"{what} did not listen within 30 s") from None
-                time.sleep(0.05)
-        yield process
-    finally:
-        process.terminate()
+    # The server's stderr (its shutdown line on SIGTERM, any log) is kept out of the
+    # report and shown only when it fails to start.
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(
+            argv, cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors
+        )
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            deadline = time.monotonic() + _START_SECONDS
+            while True:
+                if process.poll() is not None:
+                    errors.seek(0)
+                    said = errors.read()[-2000:].decode(errors="replace").strip()
+                    raise RuntimeError(f"{what} exited with status {process.returncode}: {said}")
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise RuntimeError(f"{what} did not listen within 30 s") from None
+                    time.sleep(0.05)
+            yield process
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 if __name__ == "__main__":
