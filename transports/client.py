@@ -56,7 +56,7 @@ from mcp_core.client import (
     SamplingCallback,
     requests,
 )
-from mcp_core.client.tasks import TaskState, task_call, with_tasks
+from mcp_core.client.tasks import TaskState, task_call, tasks_refused
 from mcp_core.session import (
     ErrorReceived,
     Event,
@@ -216,7 +216,7 @@ class Client:
         self.session = ClientSession(
             ClientConfig(
                 client_info=Implementation(name=name, version=version),
-                capabilities=with_tasks(callbacks.capabilities()),
+                capabilities=callbacks.capabilities(),
                 revisions=revisions,
             ),
             limits,
@@ -464,9 +464,12 @@ class Client:
         Args:
             task: return a `TaskHandle` (see mcp_core/client/tasks.py): in
                 2025-11-25 the call asks for a task (``params.task``, with
-                ``ttl_ms``); in 2026-07-28 the server decides. Without it, a call
-                the server turns into a task is followed to its end here, so the
-                result is the same either way.
+                ``ttl_ms``); in 2026-07-28 the call declares the tasks extension
+                and the server decides. Without it, a 2026-07-28 call does not
+                declare the extension (a tool with optional task support answers
+                inline); one the server turns into a task anyway (2025-11-25), or
+                that a task-only tool refuses (-32021, then sent again declaring
+                the extension), is followed to its end here.
             timeout: seconds each request may take (the call, each poll).
 
         Raises:
@@ -477,8 +480,25 @@ class Client:
             ToolOutputError: the tool was listed with an ``outputSchema`` and
                 its ``structuredContent`` is missing or does not match it.
         """
-        call = task_call(name, arguments, task=task, revision=self.revision, ttl_ms=ttl_ms)
-        result: Any = await self._call(call, timeout, on_progress)
+
+        def call(as_task: bool) -> Call[CallToolResult]:
+            return task_call(
+                name,
+                arguments,
+                task=as_task,
+                revision=self.revision,
+                ttl_ms=ttl_ms,
+                capabilities=self.session.config.capabilities,
+            )
+
+        try:
+            result: Any = await self._call(call(task), timeout, on_progress)
+        except McpError as exc:
+            if task or not tasks_refused(exc):
+                raise
+            # A tool that runs only as a task refused the plain call (it did not
+            # run): once more, declaring the tasks extension, and follow the task.
+            result = await self._call(call(True), timeout, on_progress)
         if type(result) is CallToolResult and not task:
             return self._outputs.check(name, result)
         handle = TaskHandle(self, TaskState.of(result), timeout)

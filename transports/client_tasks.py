@@ -63,6 +63,11 @@ class TaskHandle:
         """The server's last status message."""
         return self.state.status_message
 
+    @property
+    def _capabilities(self) -> Any:
+        # The client's own; the calls add the tasks extension (2026-07-28).
+        return self._client.session.config.capabilities
+
     async def _send(self, call: Any) -> Any:
         return await self._client.request(call.method, call.params, timeout=self._timeout)
 
@@ -71,7 +76,7 @@ class TaskHandle:
         state = self.state
         if state.task_id is None or (state.terminal and state.result is not None):
             return state
-        found = await self._send(get_call(state))
+        found = await self._send(get_call(state, self._capabilities))
         self.state = TaskState.modern_task(found) if state.modern else TaskState.legacy_task(found)
         return self.state
 
@@ -103,14 +108,14 @@ class TaskHandle:
         }
         answers = {key: await self._client._answer_input(ask) for key, ask in pending.items()}
         self._answered.update(answers)
-        await self._send(update_call(self.state, answers))
+        await self._send(update_call(self.state, answers, self._capabilities))
 
     async def cancel(self) -> None:
         """Cancel the task (``tasks/cancel``); the status shows it after."""
         state = self.state
         if state.task_id is None or state.terminal:
             return
-        found = await self._send(cancel_call(state))
+        found = await self._send(cancel_call(state, self._capabilities))
         if state.modern:
             await self.refresh()
         else:

@@ -3,9 +3,14 @@
 What the runtime's task handle (``transports.client.TaskHandle``) asks here:
 
 - `task_call`: the ``tools/call`` to send; a 2025-11-25 call asks for a task with
-  ``params.task`` (basic/utilities/tasks.mdx "Creating Tasks"); a 2026-07-28 client
-  declares the extension instead and the server decides (tasks extension
-  "Capability Negotiation").
+  ``params.task`` (basic/utilities/tasks.mdx "Creating Tasks"); a 2026-07-28 call
+  that asks for one declares the extension in its own per-request capabilities
+  and the server decides (tasks extension "Capability Negotiation"). A plain
+  2026-07-28 call does not declare it, so a tool with optional task support
+  answers inline, without a task to poll.
+- `tasks_refused`: a plain call refused with -32021 naming the extension (a tool
+  that only runs as a task); the tool did not run, so it is sent again once,
+  declaring the extension, and the task is followed.
 - `TaskState`: a task as last seen, from a CreateTaskResult or a ``tasks/get``
   result of either era, or from an immediate result.
 - `next_step`: what to do about it: return the result, raise the error, answer
@@ -22,6 +27,7 @@ import msgspec
 from msgspec import UNSET
 
 from ..server.context import McpError
+from ..session.base import CLIENT_CAPABILITIES_KEY
 from ..types import (
     CallToolRequestParams,
     CallToolResult,
@@ -35,8 +41,9 @@ from ..types import (
     UpdateTaskRequestParams,
 )
 from ..types.client import InputRequest
+from ..types.methods import LEGACY_REVISIONS
 from ..types.tasks import TASKS_EXTENSION
-from ..wire.errors import INTERNAL_ERROR, INVALID_PARAMS
+from ..wire.errors import INTERNAL_ERROR, INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
 from .requests import Call
 
 __all__ = [
@@ -47,6 +54,7 @@ __all__ = [
     "next_step",
     "payload_call",
     "task_call",
+    "tasks_refused",
     "update_call",
 ]
 
@@ -148,9 +156,9 @@ class TaskState:
 
 
 def with_tasks(capabilities: ClientCapabilities) -> ClientCapabilities:
-    """``capabilities`` declaring the 2026-07-28 tasks extension: a client that
-    follows a task to its end (`next_step`) can always take one (tasks extension
-    "Capability Negotiation": the server may then answer with a CreateTaskResult)."""
+    """``capabilities`` declaring the 2026-07-28 tasks extension: the server may
+    then answer with a CreateTaskResult (tasks extension "Capability
+    Negotiation"), which `next_step` follows to its end."""
     extensions = {} if capabilities.extensions is UNSET else dict(capabilities.extensions)
     extensions[TASKS_EXTENSION] = {}
     return msgspec.structs.replace(capabilities, extensions=extensions)
@@ -163,23 +171,59 @@ def task_call(
     task: bool,
     revision: str | None,
     ttl_ms: int | None,
+    capabilities: ClientCapabilities | None = None,
 ) -> Call[CallToolResult]:
-    """The ``tools/call``; with ``task`` in 2025-11-25, asking for a task
-    (``params.task``; only that revision has it: basic/utilities/tasks.mdx)."""
+    """The ``tools/call``; with ``task``, asking for a task.
+
+    2025-11-25: ``params.task`` (only that revision has it: basic/utilities/tasks.mdx).
+    2026-07-28: the call's own ``_meta`` declares ``capabilities`` (the client's)
+    with the tasks extension; the session's ``_meta`` of every request leaves it
+    out, as a server MUST NOT answer a call without it with a CreateTaskResult
+    (tasks extension "Capability Negotiation"), and a plain call should not
+    become a task to poll.
+    """
     legacy_task = task and revision == "2025-11-25"
+    modern_task = task and revision is not None and revision not in LEGACY_REVISIONS
+    meta: dict[str, Any] | Any = UNSET
+    if modern_task:
+        meta = _meta(capabilities or ClientCapabilities())
     params = CallToolRequestParams(
         name=name,
         arguments=UNSET if arguments is None else dict(arguments),
         task=TaskMetadata(ttl=UNSET if ttl_ms is None else ttl_ms) if legacy_task else UNSET,
+        meta=meta,
     )
     return Call("tools/call", params, CallToolResult)
 
 
-def get_call(state: TaskState) -> Call[Any]:
-    """``tasks/get`` of the task."""
+def tasks_refused(error: McpError) -> bool:
+    """Whether a plain ``tools/call`` was refused because the tool runs only as
+    a task: -32021 with the tasks extension in ``data.requiredCapabilities``
+    (tasks extension "Capability Negotiation" writes -32003; the 2026-07-28 core,
+    basic/index.mdx "Missing Required Client Capability", and conformance
+    0.2.0-alpha.12 tasks-required-task-error use -32021, followed here). The
+    tool did not run, so the call may be sent again asking for a task."""
+    if error.code != MISSING_REQUIRED_CLIENT_CAPABILITY or not isinstance(error.data, dict):
+        return False
+    required = error.data.get("requiredCapabilities")
+    extensions = required.get("extensions") if isinstance(required, dict) else None
+    return isinstance(extensions, dict) and TASKS_EXTENSION in extensions
+
+
+def _meta(capabilities: ClientCapabilities) -> dict[str, Any]:
+    # A request's own per-request capabilities, declaring the tasks extension.
+    return {CLIENT_CAPABILITIES_KEY: with_tasks(capabilities)}
+
+
+def get_call(state: TaskState, capabilities: ClientCapabilities) -> Call[Any]:
+    """``tasks/get`` of the task; in 2026-07-28 it declares the extension (the
+    server refuses ``tasks/*`` without it with -32021: tasks extension
+    "Capability Negotiation", conformance tasks-capability-negotiation)."""
     assert state.task_id is not None
-    result_type: Any = DetailedTask if state.modern else GetTaskResult
-    return Call("tasks/get", TaskRequestParams(task_id=state.task_id), result_type)
+    if not state.modern:
+        return Call("tasks/get", TaskRequestParams(task_id=state.task_id), GetTaskResult)
+    params = TaskRequestParams(task_id=state.task_id, meta=_meta(capabilities))
+    return Call("tasks/get", params, DetailedTask)
 
 
 def payload_call(state: TaskState) -> Call[Any]:
@@ -188,18 +232,24 @@ def payload_call(state: TaskState) -> Call[Any]:
     return Call("tasks/result", TaskRequestParams(task_id=state.task_id), dict)
 
 
-def update_call(state: TaskState, answers: dict[str, Any]) -> Call[EmptyResult]:
-    """``tasks/update`` (2026-07-28) with answers by key."""
+def update_call(
+    state: TaskState, answers: dict[str, Any], capabilities: ClientCapabilities
+) -> Call[EmptyResult]:
+    """``tasks/update`` (2026-07-28) with answers by key, declaring the extension."""
     assert state.task_id is not None
-    params = UpdateTaskRequestParams(task_id=state.task_id, input_responses=answers)
+    params = UpdateTaskRequestParams(
+        task_id=state.task_id, input_responses=answers, meta=_meta(capabilities)
+    )
     return Call("tasks/update", params, EmptyResult)
 
 
-def cancel_call(state: TaskState) -> Call[Any]:
-    """``tasks/cancel``."""
+def cancel_call(state: TaskState, capabilities: ClientCapabilities) -> Call[Any]:
+    """``tasks/cancel``; in 2026-07-28 declaring the extension."""
     assert state.task_id is not None
-    result_type: Any = EmptyResult if state.modern else GetTaskResult
-    return Call("tasks/cancel", TaskRequestParams(task_id=state.task_id), result_type)
+    if not state.modern:
+        return Call("tasks/cancel", TaskRequestParams(task_id=state.task_id), GetTaskResult)
+    params = TaskRequestParams(task_id=state.task_id, meta=_meta(capabilities))
+    return Call("tasks/cancel", params, EmptyResult)
 
 
 def next_step(state: TaskState, answered: set[str]) -> tuple[Step, float]:

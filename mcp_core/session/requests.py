@@ -107,17 +107,19 @@ class _Incoming(msgspec.Struct, gc=False):
 
 
 def with_meta(params: Any, extra: dict[str, Any]) -> Any:
-    """``params`` with ``extra`` merged into its ``_meta`` (a new object)."""
+    """``params`` with ``extra`` merged into its ``_meta`` (a new object); a key
+    the params' own ``_meta`` has wins (a call declaring more per-request
+    capabilities than the session's, e.g. the tasks extension)."""
     if params is UNSET or params is None:
         return {"_meta": extra}
     meta: Any = getattr(params, "meta", _NO_META)  # an MCP Struct has one; a dict has none
     if meta is _NO_META:
         if isinstance(params, dict):
             merged = dict(params)
-            merged["_meta"] = {**(params.get("_meta") or {}), **extra}
+            merged["_meta"] = {**extra, **(params.get("_meta") or {})}
             return merged
         meta = UNSET
-    return msgspec.structs.replace(params, meta={**meta, **extra} if meta else extra.copy())
+    return msgspec.structs.replace(params, meta={**extra, **meta} if meta else extra.copy())
 
 
 _NO_META: Final = object()

@@ -13,9 +13,11 @@ from mcp_core.client.tasks import (
     get_call,
     next_step,
     task_call,
+    tasks_refused,
     update_call,
     with_tasks,
 )
+from mcp_core.session.requests import with_meta
 from mcp_core.types import (
     CallToolResult,
     ClientCapabilities,
@@ -26,6 +28,9 @@ from mcp_core.types import (
 )
 
 STAMP = "2026-07-28T00:00:00.000Z"
+CAPS = ClientCapabilities()
+CAPS_KEY = "io.modelcontextprotocol/clientCapabilities"
+TASKS = "io.modelcontextprotocol/tasks"
 
 
 def modern(**fields: object) -> DetailedTask:
@@ -44,8 +49,8 @@ def test_a_working_modern_task_is_polled_at_its_interval() -> None:
     state = TaskState.of(modern())
     assert (state.task_id, state.status, state.modern) == ("t", "working", True)
     assert next_step(state, set()) == ("poll", 0.25)
-    assert get_call(state).method == "tasks/get"
-    assert cancel_call(state).method == "tasks/cancel"
+    assert get_call(state, CAPS).method == "tasks/get"
+    assert cancel_call(state, CAPS).method == "tasks/cancel"
 
 
 def test_input_requests_are_answered_once_per_key() -> None:
@@ -57,7 +62,7 @@ def test_input_requests_are_answered_once_per_key() -> None:
     assert isinstance(state.input_requests["k"], ElicitRequest)
     assert next_step(state, set()) == ("answer", 0.0)
     assert next_step(state, {"k"})[0] == "poll"
-    update = update_call(state, {"k": {"action": "decline"}})
+    update = update_call(state, {"k": {"action": "decline"}}, CAPS)
     assert update.method == "tasks/update" and update.params.input_responses == {
         "k": {"action": "decline"}
     }
@@ -85,7 +90,7 @@ def test_legacy_tasks_wait_on_tasks_result() -> None:
     assert (state.modern, state.status) == (False, "working")
     assert next_step(state, set()) == ("wait_result", 0.0)
     got = TaskState.legacy_task(msgspec.convert(task, GetTaskResult))
-    assert get_call(got).result_type is GetTaskResult
+    assert get_call(got, CAPS).result_type is GetTaskResult
 
 
 def test_an_answer_at_once_is_a_completed_call() -> None:
@@ -111,3 +116,44 @@ def test_a_malformed_input_request_is_a_protocol_error() -> None:
     bad = {"method": "elicitation/create", "params": {"message": 3}}
     with pytest.raises(McpError):
         TaskState.of(modern(status="input_required", inputRequests={"k": bad}))
+
+
+def declared(call: object) -> dict[str, object]:
+    params = msgspec.to_builtins(call.params)  # type: ignore[attr-defined]
+    return params.get("_meta", {}).get(CAPS_KEY, {}).get("extensions", {})  # type: ignore[no-any-return]
+
+
+def test_a_modern_call_declares_tasks_only_when_it_asks_for_one() -> None:
+    caps = ClientCapabilities(extensions={"x.example/other": {}})
+    plain = task_call("x", {}, task=False, revision="2026-07-28", ttl_ms=None, capabilities=caps)
+    assert "_meta" not in msgspec.to_builtins(plain.params)
+    asked = task_call("x", {}, task=True, revision="2026-07-28", ttl_ms=None, capabilities=caps)
+    assert declared(asked) == {"x.example/other": {}, TASKS: {}}
+    legacy = task_call("x", {}, task=True, revision="2025-11-25", ttl_ms=None, capabilities=caps)
+    assert "_meta" not in msgspec.to_builtins(legacy.params)
+
+
+def test_modern_tasks_methods_declare_the_extension() -> None:
+    state = TaskState.of(modern())
+    for call in (get_call(state, CAPS), cancel_call(state, CAPS), update_call(state, {}, CAPS)):
+        assert declared(call) == {TASKS: {}}
+
+
+def test_the_calls_own_capabilities_win_over_the_sessions() -> None:
+    asked = task_call("x", {}, task=True, revision="2026-07-28", ttl_ms=None, capabilities=CAPS)
+    session_meta = {CAPS_KEY: CAPS, "io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    merged = msgspec.to_builtins(with_meta(asked.params, session_meta))["_meta"]
+    assert merged[CAPS_KEY] == {"extensions": {TASKS: {}}}
+    assert merged["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    merged = with_meta({"_meta": {CAPS_KEY: {"a": 1}}}, session_meta)["_meta"]
+    assert merged[CAPS_KEY] == {"a": 1}
+
+
+def test_only_a_refusal_naming_the_tasks_extension_is_retried() -> None:
+    data = {"requiredCapabilities": {"extensions": {TASKS: {}}}}
+    assert tasks_refused(McpError(-32021, "Missing required client capability", data))
+    assert not tasks_refused(McpError(-32602, "bad", data))
+    other = {"requiredCapabilities": {"extensions": {"x.example/other": {}}}}
+    assert not tasks_refused(McpError(-32021, "missing", other))
+    assert not tasks_refused(McpError(-32021, "missing", None))
+    assert not tasks_refused(McpError(-32021, "missing", {"requiredCapabilities": 3}))

@@ -88,8 +88,9 @@ async def test_a_failed_task_raises_its_error(era: str) -> None:
         assert "broken on purpose" in raised.value.message
 
 
-async def test_a_task_the_server_made_is_followed_transparently() -> None:
-    # 2026-07-28: the server decides; call_tool polls until the end.
+async def test_a_plain_modern_call_returns_the_final_result() -> None:
+    # 2026-07-28: a plain call does not declare the tasks extension, so the tool
+    # answers inline (test_tasks_plain_calls.py counts the requests).
     async with connected(make_server(), "modern") as client:
         with anyio.fail_after(LIMIT):
             result = await client.call_tool("slow", {"seconds": 0.05})
