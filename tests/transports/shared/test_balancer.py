@@ -9,7 +9,15 @@ from contextlib import AsyncExitStack
 
 import anyio
 import pytest
-from balancer_helpers import LIMIT, META, WORKERS, Deployment, Legacy, Modern
+from balancer_helpers import (
+    LIMIT,
+    META,
+    WORKERS,
+    AsgiDeployment,
+    Deployment,
+    Legacy,
+    Modern,
+)
 from http_helpers import RawClient, data, has_response, modern_headers
 from redis_helpers import RedisProcess
 
@@ -18,9 +26,11 @@ pytestmark = pytest.mark.anyio
 NAME = {"action": "accept", "content": {"name": "Ada"}}
 
 
-@pytest.fixture(scope="module")
-def deployment(redis_server: RedisProcess) -> Iterator[Deployment]:
-    running = Deployment(redis_server.url)
+@pytest.fixture(scope="module", params=["h11", "uvicorn"])
+def deployment(request: pytest.FixtureRequest, redis_server: RedisProcess) -> Iterator[Deployment]:
+    # The h11 server (mcp-core serve --workers) and the ASGI app under uvicorn.
+    kind = AsgiDeployment if request.param == "uvicorn" else Deployment
+    running = kind(redis_server.url)
     running.start()
     try:
         yield running
