@@ -56,17 +56,7 @@ class Deployment:
     def start(self) -> None:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         env["MCP_CORE_STATE_KEY"] = "ab" * 32
-        serve = subprocess.Popen(
-            [
-                sys.executable, "-m", "transports", "serve", str(EXAMPLES / "redis" / "app.py"),
-                "--transport", "http", "--workers", str(self.workers),
-                "--port", str(self.worker_ports[0]), "--redis", self.redis_url,
-                "--shutdown-grace", "1",
-            ],
-            env=env,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        self.processes.append(serve)
+        self._start_workers(env)
         # HAProxy after the workers listen, so that its first checks pass.
         self._wait(self.worker_ports)
         haproxy = debian_program("haproxy", "haproxy")
@@ -83,6 +73,19 @@ class Deployment:
             )
         )
         self._wait([self.port])
+
+    def _start_workers(self, env: dict[str, str]) -> None:
+        serve = subprocess.Popen(
+            [
+                sys.executable, "-m", "transports", "serve", str(EXAMPLES / "redis" / "app.py"),
+                "--transport", "http", "--workers", str(self.workers),
+                "--port", str(self.worker_ports[0]), "--redis", self.redis_url,
+                "--shutdown-grace", "1",
+            ],
+            env=env,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        self.processes.append(serve)
 
     def _wait(self, ports: list[int]) -> None:
         deadline = time.monotonic() + START_LIMIT
@@ -106,6 +109,25 @@ class Deployment:
                 process.kill()
                 process.wait(LIMIT)
         self.processes.clear()
+
+
+class AsgiDeployment(Deployment):
+    """The same, with the ASGI app (examples/redis/asgi.py) under one uvicorn
+    per worker port, as the README recipe runs it."""
+
+    def _start_workers(self, env: dict[str, str]) -> None:
+        env["MCP_REDIS_URL"] = self.redis_url
+        for port in self.worker_ports:
+            uvicorn = subprocess.Popen(
+                [
+                    sys.executable, "-m", "uvicorn", "--app-dir", str(EXAMPLES / "redis"),
+                    "asgi:app", "--host", "127.0.0.1", "--port", str(port),
+                    "--log-level", "warning", "--timeout-graceful-shutdown", "1",
+                ],
+                env=env,
+                stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            self.processes.append(uvicorn)
 
 
 class Modern:

@@ -9,8 +9,16 @@ from contextlib import AsyncExitStack
 
 import anyio
 import pytest
-from balancer_helpers import LIMIT, WORKERS, Deployment, Legacy, Modern
-from http_helpers import RawClient, data, has_response
+from balancer_helpers import (
+    LIMIT,
+    META,
+    WORKERS,
+    AsgiDeployment,
+    Deployment,
+    Legacy,
+    Modern,
+)
+from http_helpers import RawClient, data, has_response, modern_headers
 from redis_helpers import RedisProcess
 
 pytestmark = pytest.mark.anyio
@@ -18,9 +26,11 @@ pytestmark = pytest.mark.anyio
 NAME = {"action": "accept", "content": {"name": "Ada"}}
 
 
-@pytest.fixture(scope="module")
-def deployment(redis_server: RedisProcess) -> Iterator[Deployment]:
-    running = Deployment(redis_server.url)
+@pytest.fixture(scope="module", params=["h11", "uvicorn"])
+def deployment(request: pytest.FixtureRequest, redis_server: RedisProcess) -> Iterator[Deployment]:
+    # The h11 server (mcp-core serve --workers) and the ASGI app under uvicorn.
+    kind = AsgiDeployment if request.param == "uvicorn" else Deployment
+    running = kind(redis_server.url)
     running.start()
     try:
         yield running
@@ -245,3 +255,37 @@ async def test_a_sampling_answer_posted_to_another_worker_reaches_the_tool(
             done = data(await raw.events(has_response))[-1]
     assert done["id"] == 7
     assert done["result"]["content"][0]["text"] == f"drops on the roof (from {sampler})"
+
+
+async def test_a_list_change_on_one_worker_reaches_subscriptions_listen_on_every_worker(
+    deployment: Deployment,
+) -> None:
+    # 2026-07-28 basic/subscriptions: one listen stream held by each worker.
+    listen = {
+        "jsonrpc": "2.0",
+        "id": "listen-1",
+        "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": True}, "_meta": META},
+    }
+    with anyio.fail_after(LIMIT):
+        async with AsyncExitStack() as stack:
+            streams = []
+            for port in deployment.worker_ports:
+                raw = await stack.enter_async_context(RawClient(port))
+                await raw.send("POST", listen, **modern_headers("subscriptions/listen"))
+                assert (await raw.head()).headers["content-type"] == "text/event-stream"
+                (ack,) = data(await raw.events(lambda got: bool(data(got))))
+                assert ack["method"] == "notifications/subscriptions/acknowledged", ack
+                streams.append(raw)
+            # The change is made through the balancer, on whichever worker.
+            name = f"listened{id(streams)}"
+            offered = await Modern(deployment.port).result(
+                "tools/call", {"name": "offer", "arguments": {"name": name}}
+            )
+            assert offered["content"][0]["text"] == name
+            for raw in streams:
+                heard = data(await raw.events(lambda got: bool(data(got))))
+                assert [m["method"] for m in heard] == ["notifications/tools/list_changed"]
+                assert heard[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == (
+                    "listen-1"
+                )
