@@ -19,6 +19,7 @@ from typing import Final
 
 import anyio
 import pytest
+from adapter_flavours import by_flavour, flavour_fixture  # noqa: F401
 from asgi_helpers import starlette_app, uvicorn_serving
 from http_helpers import RawClient, call, data, open_session
 from mcp import Client as SdkClient
@@ -33,20 +34,6 @@ pytestmark = pytest.mark.anyio
 
 LIMIT: Final = 20.0
 POLLING: Final = HttpServerConfig(sse_poll_after=0, sse_retry_ms=20)
-
-# The servings of test_interop_sdk_http.py.
-FLAVOURS = [("asyncio", "h11"), ("trio", "h11"), ("asyncio", "asgi")]
-
-
-@pytest.fixture(params=FLAVOURS, ids=["h11-asyncio", "h11-trio", "asgi-uvicorn"])
-def flavour(request: pytest.FixtureRequest) -> tuple[str, str]:
-    value: tuple[str, str] = request.param
-    return value
-
-
-@pytest.fixture
-def anyio_backend(flavour: tuple[str, str]) -> str:
-    return flavour[0]
 
 
 class Resumes:

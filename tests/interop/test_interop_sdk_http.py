@@ -47,24 +47,12 @@ from transports.http.server import serve_http
 
 sys.path.insert(0, str(paths.SERVERS))
 import interop_server
+from adapter_flavours import by_flavour, flavour_fixture  # noqa: F401
 
 pytestmark = pytest.mark.anyio
 
 LIMIT: Final = 30.0
 """Seconds one whole conversation may take."""
-
-FLAVOURS = [("asyncio", "h11"), ("trio", "h11"), ("asyncio", "asgi")]
-
-
-@pytest.fixture(params=FLAVOURS, ids=["h11-asyncio", "h11-trio", "asgi-uvicorn"])
-def flavour(request: pytest.FixtureRequest) -> tuple[str, str]:
-    value: tuple[str, str] = request.param
-    return value
-
-
-@pytest.fixture
-def anyio_backend(flavour: tuple[str, str]) -> str:
-    return flavour[0]
 
 
 @asynccontextmanager

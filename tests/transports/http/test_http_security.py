@@ -14,6 +14,7 @@ import sys
 
 import anyio
 import pytest
+from adapter_flavours import FLAVOURS, by_flavour, flavour_fixture  # noqa: F401
 from http_helpers import (
     LIMIT,
     META,
@@ -24,7 +25,7 @@ from http_helpers import (
     modern_headers,
     open_session,
 )
-from test_http_sse_2024 import FLAVOURS, Stream, post, serving
+from test_http_sse_2024 import Stream, post, serving
 
 from mcp_core import Context, HttpServerConfig, Server
 from mcp_core.http import AuthRefusal, HttpRequest
@@ -34,17 +35,6 @@ from transports.http.server import serve_http as serve_h11
 pytestmark = pytest.mark.anyio
 
 CHALLENGE = ("www-authenticate", 'Bearer realm="mcp"')
-
-
-@pytest.fixture(params=FLAVOURS, ids=["h11-asyncio", "h11-trio", "asgi-uvicorn"])
-def flavour(request: pytest.FixtureRequest) -> tuple[str, str]:
-    value: tuple[str, str] = request.param
-    return value
-
-
-@pytest.fixture
-def anyio_backend(flavour: tuple[str, str]) -> str:
-    return flavour[0]
 
 
 def bearer(head: HttpRequest) -> str | AuthRefusal:

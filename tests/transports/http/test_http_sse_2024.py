@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
+from adapter_flavours import by_flavour, flavour_fixture  # noqa: F401
 from asgi_helpers import uvicorn_serving
 from http_helpers import LIMIT, Gates, RawClient, call, initialize, make_server
 
@@ -26,19 +27,6 @@ from transports.http.asgi import asgi_app
 from transports.http.server import serve_http
 
 pytestmark = pytest.mark.anyio
-
-FLAVOURS = [("asyncio", "h11"), ("trio", "h11"), ("asyncio", "asgi")]
-
-
-@pytest.fixture(params=FLAVOURS, ids=["h11-asyncio", "h11-trio", "asgi-uvicorn"])
-def flavour(request: pytest.FixtureRequest) -> tuple[str, str]:
-    value: tuple[str, str] = request.param
-    return value
-
-
-@pytest.fixture
-def anyio_backend(flavour: tuple[str, str]) -> str:
-    return flavour[0]
 
 
 @dataclasses.dataclass
