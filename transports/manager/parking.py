@@ -64,7 +64,10 @@ class ParkedCall:
         ctx: the request serving it now (None while parked): where progress goes.
         round: the round of the retry it waits for, while parked.
         parked: waiting for a retry.
+        resumed: set when a retry takes it again.
+        expired: it waited parked longer than the ttl.
         finished: the upstream call ended (``result`` or ``error``).
+        scope: the upstream call's cancel scope (its deadline: the ttl, while parked).
     """
 
     def __init__(self, call_id: str, ctx: Context) -> None:
@@ -207,6 +210,8 @@ class Parking:
                 is not waiting for this round).
         """
         parked = self._calls.get(call_id)
+        if parked is not None and parked.parked and anyio.current_time() >= parked.scope.deadline:
+            parked.expired = True  # its task has yet to see it
         if parked is None or parked.expired:
             if parked is not None or call_id in self._expired:
                 raise state_error("expired", "the call waited too long for its answers")
