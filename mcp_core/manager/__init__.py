@@ -9,7 +9,8 @@
   2026-07-28 ``ttlMs``) and their union;
 - `trace`: `Trace`, a bounded record of the messages of each connection;
 - `gateway`: `Gateway`, a Server whose lists are the union (it tells its clients
-  when they change).
+  when they change), and how an upstream's questions reach its clients (a
+  2026-07-28 client's through a parked call).
 
 The manager that runs them on anyio is `transports.manager`.
 """
@@ -28,7 +29,7 @@ from .config import (
     parse_servers,
     server_config,
 )
-from .gateway import RELAYED, Gateway
+from .gateway import PARKED_KEY, RELAYED, Gateway, Question, state_error
 from .names import MAX_SAFE_LENGTH, Collision, Names, assign_names, describe, sanitise
 from .trace import REDACTED, Trace, TraceEntry, redact_headers
 
@@ -44,12 +45,14 @@ __all__ = [
     "Collision",
     "ConfigError",
     "Entry",
+    "PARKED_KEY",
     "RELAYED",
     "Gateway",
     "Kind",
     "Names",
     "NoAuth",
     "OAuthAuth",
+    "Question",
     "Retries",
     "ServerConfig",
     "TokenAuth",
@@ -63,5 +66,6 @@ __all__ = [
     "redact_headers",
     "sanitise",
     "server_config",
+    "state_error",
     "ttl_of",
 ]

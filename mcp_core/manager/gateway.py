@@ -9,29 +9,49 @@ as a Server does when its registry changes (2025-11-25 server/tools.mdx "List
 Changed Notification"; in 2026-07-28 on the clients' ``subscriptions/listen``
 streams).
 
-An upstream's own requests during a call (sampling, elicitation, roots) are
-relayed by `Gateway.ask_client` to the gateway client whose call caused them, when
-that client speaks a handshake-era revision: the request goes to it as a request
-of the gateway's, and its answer back to the upstream. A 2026-07-28 client cannot
-be asked in the middle of a call: it would answer by calling the tool again with
-``inputResponses`` (2026-07-28 basic/patterns/mrtr.mdx: the server "MUST NOT rely
-on the client retrying", and the retry is a new, independent request), which would
-run the upstream's tool a second time, and tools may not be idempotent. The
-upstream's request is refused instead, with a message that says why.
+An upstream's own requests during a call (sampling, elicitation, roots) go to
+the gateway client whose call caused them:
+
+- a handshake-era client is asked with a request of the gateway's
+  (`Gateway.ask_client`), and its answer goes back to the upstream;
+- a 2026-07-28 client cannot be asked in the middle of a call: it answers by
+  calling again with ``inputResponses`` and the ``requestState`` of an
+  InputRequiredResult (2026-07-28 basic/patterns/mrtr.mdx), a new request that
+  would run the upstream's tool a second time if the gateway forwarded it as a
+  call. So the upstream's call is *parked*: it goes on waiting for its answer,
+  the client gets the question in an InputRequiredResult whose sealed
+  ``requestState`` (the Server's, bound to the call and the principal) names
+  the parked call (`PARKED_KEY`), and its retry hands the answers to the
+  waiting upstream instead of calling it again (`Gateway.ask_parked`; the
+  waiting is the runtime's, `transports.manager`). Each question has a key of
+  its own for the whole call ("1", "2"...), so an answer never counts for a
+  later question. A ``requestState`` naming a call that is not waiting for it
+  gets the error the Server gives any bad ``requestState`` (`state_error`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from msgspec import UNSET
 
 from ..server.app import Server
-from ..server.context import Context, McpError
-from ..wire import INVALID_REQUEST
+from ..server.context import Context, InputNeeded, McpError
+from ..session.config import missing_client_capability
+from ..types.client import (
+    CreateMessageRequest,
+    CreateMessageResult,
+    ElicitRequest,
+    ElicitResult,
+    InputRequest,
+    ListRootsRequest,
+    ListRootsResult,
+)
+from ..wire import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from .catalog import KINDS, Kind
 
-__all__ = ["RELAYED", "Gateway"]
+__all__ = ["PARKED_KEY", "RELAYED", "Gateway", "Question", "state_error"]
 
 RELAYED: Final = {
     "sampling": "sampling/createMessage",
@@ -39,6 +59,41 @@ RELAYED: Final = {
     "roots": "roots/list",
 }
 """The client callbacks of a manager, and the requests of an upstream they answer."""
+
+PARKED_KEY: Final = "mcp-core.gateway/parked"
+"""The name under which a call's ``requestState`` keeps the id of its parked
+upstream call (`Context.once`)."""
+
+Question = tuple[str, str, Any]
+"""An upstream's question to a 2026-07-28 client: its ``inputRequests`` key, its
+kind (a key of `RELAYED`) and its params (``UNSET`` for roots)."""
+
+_RESULTS: Final[dict[str, type[Any]]] = {
+    "sampling": CreateMessageResult,
+    "elicitation": ElicitResult,
+    "roots": ListRootsResult,
+}
+
+
+def _input_request(kind: str, params: Any) -> InputRequest:
+    if kind == "sampling":
+        return CreateMessageRequest(params=params)
+    if kind == "elicitation":
+        return ElicitRequest(params=params)
+    return ListRootsRequest()
+
+
+def state_error(reason: str, detail: str) -> McpError:
+    """The error for a ``requestState`` that names no call waiting for it: the
+    code and message the Server answers any bad ``requestState`` with (-32602,
+    ``data.reason``; 2026-07-28 basic/patterns/mrtr.mdx "Server Requirements":
+    reject state that is expired or replayed).
+
+    Args:
+        reason: "expired", "replayed" or "unknown".
+        detail: what happened, for a person.
+    """
+    return McpError(INVALID_PARAMS, f"invalid requestState: {detail}", data={"reason": reason})
 
 
 class Gateway(Server):
@@ -48,10 +103,13 @@ class Gateway(Server):
         name: its ``serverInfo.name``.
         version: its ``serverInfo.version``.
         instructions: for the model.
+        options: other `Server` options (``state_ttl``, ``replay_guard``...).
     """
 
-    def __init__(self, name: str, version: str, *, instructions: str | None = None) -> None:
-        super().__init__(name, version, instructions=instructions, threaded=False)
+    def __init__(
+        self, name: str, version: str, *, instructions: str | None = None, **options: Any
+    ) -> None:
+        super().__init__(name, version, instructions=instructions, threaded=False, **options)
         self.declare(*KINDS)
 
     def lists_changed(self, kind: Kind | None = None) -> None:
@@ -59,13 +117,27 @@ class Gateway(Server):
         for each in KINDS if kind is None else (kind,):
             self._changed(each)
 
+    def may_park(self, ctx: Context) -> bool:
+        """Whether a forwarded call of ``ctx``'s must run apart from its request,
+        to be parked if its upstream asks: the client speaks 2026-07-28 and
+        declared at least one capability an upstream's question needs (a client
+        that declared none cannot be asked anything)."""
+        if not ctx.modern:
+            return False
+        capabilities = ctx.client.capabilities
+        return any(
+            missing_client_capability(capabilities, method, UNSET) is None
+            for method in RELAYED.values()
+        )
+
     async def ask_client(self, ctx: Context | None, kind: str, params: Any = UNSET) -> Any:
-        """Relay an upstream's request of ``kind`` (a key of `RELAYED`) to the gateway
-        client served by ``ctx``; its answer.
+        """Relay an upstream's request of ``kind`` (a key of `RELAYED`) to the
+        handshake-era gateway client served by ``ctx``; its answer.
 
         Raises:
-            McpError: -32600 when there is no such call (``ctx`` None), or its
-                client speaks 2026-07-28 (see the module doc); the client's own
+            McpError: -32600 when there is no such call (``ctx`` None); for a
+                2026-07-28 client whose call was not parked, the error of a
+                missing capability (-32021), else -32600; the client's own
                 error when it refuses.
         """
         method = RELAYED[kind]
@@ -76,12 +148,55 @@ class Gateway(Server):
                 "of exactly one client is in flight on this server",
             )
         if ctx.modern:
-            # 2026-07-28 basic/patterns/mrtr.mdx: the answer would come with a new
-            # tools/call, running the upstream's tool again.
+            ctx._require(method, params)
             raise McpError(
                 INVALID_REQUEST,
-                f"the gateway's client speaks {ctx.revision}, where {method} cannot be "
-                "asked in the middle of a call (its answer would come with the call "
-                "made again, and the tool run twice)",
+                f"the gateway cannot ask its client for {method}: its call was not "
+                "made so that it can wait for the answer",
             )
         return await ctx.peer.request(method, params)
+
+    async def ask_parked(
+        self, ctx: Context, questions: Sequence[Question], park: Callable[[int], bool]
+    ) -> list[Any]:
+        """The answers of the 2026-07-28 client served by ``ctx`` to an upstream's
+        ``questions``, when its request carries them; else the questions go to
+        it in an InputRequiredResult.
+
+        Returns:
+            Per question, the typed answer, or the McpError to give the upstream
+            instead: the client lacks the capability the question needs (-32021),
+            or the gateway holds too many parked calls.
+
+        Raises:
+            InputNeeded: (for the Server) some answers are missing; ``park`` was
+                called first with the round the client's retry will carry, and
+                returned True (it keeps the upstream's call waiting for it).
+            McpError: an answer is not valid for its question (-32602).
+        """
+        answers: list[Any] = [None] * len(questions)
+        asks = []
+        for number, (key, kind, params) in enumerate(questions):
+            method = RELAYED[kind]
+            try:
+                ctx._require(method, params)
+            except McpError as exc:
+                answers[number] = exc
+                continue
+            asks.append(
+                (number, ctx._ask(method, _input_request(kind, params), _RESULTS[kind], key))
+            )
+        try:
+            gathered = await ctx.gather(*(ask for _, ask in asks))
+        except InputNeeded:
+            if park(ctx.round + 1):
+                raise
+            refused = McpError(
+                INTERNAL_ERROR,
+                "the gateway cannot ask its client: it already holds as many calls "
+                "waiting for their clients' answers as it may",
+            )
+            return [refused if answer is None else answer for answer in answers]
+        for (number, _), answer in zip(asks, gathered, strict=True):
+            answers[number] = answer
+        return answers

@@ -6,7 +6,8 @@ HTTP with ``mcp-core serve --transport http``).
 Tools: ``pid`` (its process id), ``whoami`` (its --name), ``block`` (never
 returns: a call in flight to cut), ``count`` (reports progress), ``grow`` (adds a
 tool, so the list changes), ``shout`` (logs its text, then asks the client for a
-sampling answer, its roots and a form) and an echo tool for each ``--tool`` (names that
+sampling answer, its roots and a form), ``interview`` (asks questions one round after
+another; its answer counts the calls that started) and an echo tool for each ``--tool`` (names that
 collide in a union). The arguments also come from MANAGER_SERVER_ARGS, for
 ``mcp-core serve``, which takes none.
 """
@@ -78,6 +79,29 @@ async def shout(text: str, ctx: Context) -> str:
     answer = getattr(sampled.content, "text", "?")
     who = (form.content or {}).get("who") if form.action == "accept" else form.action
     return f"{answer} {[root.uri for root in roots.roots]} {who}"
+
+
+STARTED = 0
+"""Calls of ``interview`` that started (a 2026-07-28 retry continues one)."""
+
+
+def _start() -> int:
+    global STARTED
+    STARTED += 1
+    return STARTED
+
+
+@server.tool()
+async def interview(rounds: int, ctx: Context, block: bool = False) -> str:
+    """Ask for ``rounds`` samples one after another, then (``block``) never answer."""
+    await ctx.once("started", _start)
+    answers = []
+    for number in range(1, rounds + 1):
+        sampled = await ctx.sample(f"q{number}", max_tokens=5, key=f"q{number}")
+        answers.append(getattr(sampled.content, "text", "?"))
+    if block:
+        await anyio.sleep_forever()
+    return f"{' '.join(answers)} started={STARTED}"
 
 
 for extra in options.tool:

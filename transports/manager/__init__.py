@@ -8,6 +8,7 @@ code in `mcp_core.manager`; this package connects, waits and reconnects:
 - `listing`: fetching one kind of listing from one server;
 - `tracing`: the trace's hooks on a live connection;
 - `gateway`: `gateway_server`, the union served as one MCP server;
+- `parking`: a gateway's upstream calls waiting for a 2026-07-28 client's answers;
 - `errors`: `ServerUnavailable`, `CallInterrupted`, `UnknownName`.
 """
 

@@ -17,14 +17,17 @@ What passes through:
   becomes a list change of the gateway.
 
 - an upstream's sampling, elicitation and roots requests during a call go to the
-  gateway client that made the call, and its answer back (handshake-era gateway
-  clients; a 2026-07-28 one cannot be asked mid-call, and the upstream is told
-  so: `mcp_core.manager.Gateway.ask_client`). Which call caused such a request:
-  the one whose task runs the callback (a 2026-07-28 upstream asks inside the
-  call's own answer), else the calls in flight on that server when they are all
-  of one gateway client session; else nobody can tell, and the upstream's
-  request is refused. The gateway installs these callbacks on the manager:
-  servers connected before learn the capabilities at their next connection.
+  gateway client that made the call, and its answer back. A handshake-era client
+  is asked with a request of the gateway's. A 2026-07-28 client is answered with
+  an InputRequiredResult carrying the question, while the upstream call waits,
+  parked (`transports.manager.parking`); the client's retry with its answers
+  resumes that call, so the upstream's tool runs once. Which call caused such a
+  request: the one whose task runs the callback (a 2026-07-28 upstream asks
+  inside the call's own answer), else the calls in flight on that server when
+  they are all of one gateway client session; else nobody can tell, and the
+  upstream's request is refused. The gateway installs these callbacks on the
+  manager: servers connected before learn the capabilities at their next
+  connection.
 
 A call to a server that is not connected, or whose connection broke during the
 call, is a tool result with ``isError`` that says so (the model can read it); an
@@ -33,15 +36,15 @@ unknown name is -32602.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, NamedTuple
 
-from msgspec import UnsetType
+from msgspec import UNSET, UnsetType
 
 from mcp_core import McpError, __version__
-from mcp_core.manager import RELAYED, Gateway, Kind
+from mcp_core.manager import PARKED_KEY, RELAYED, Gateway, Kind
 from mcp_core.server import Context
 from mcp_core.session import ProgressReceived
 from mcp_core.types import (
@@ -60,10 +63,15 @@ from mcp_core.types import (
 )
 from mcp_core.wire import INVALID_PARAMS, RESOURCE_NOT_FOUND
 
+from ..driver import ProgressCallback
 from .errors import CallInterrupted, ServerUnavailable, UnknownName
 from .manager import Manager
+from .parking import ParkedCall, Parking, new_call_id
 
 __all__ = ["gateway_server"]
+
+Forward = Callable[[ProgressCallback | None], Awaitable[Any]]
+"""A forwarded request, given where the upstream's progress goes."""
 
 
 def _arguments(value: Any) -> Any:
@@ -71,10 +79,26 @@ def _arguments(value: Any) -> Any:
 
 
 def gateway_server(
-    manager: Manager, *, name: str = "mcp-core-gateway", version: str = __version__
+    manager: Manager,
+    *,
+    name: str = "mcp-core-gateway",
+    version: str = __version__,
+    parked_ttl: float | None = None,
+    max_parked: int = 1000,
+    **options: Any,
 ) -> Gateway:
-    """A Server that serves ``manager``'s union; it follows the manager's list changes."""
-    gateway = Gateway(name, version, instructions=f"The tools of: {', '.join(manager.servers)}.")
+    """A Server that serves ``manager``'s union; it follows the manager's list changes.
+
+    Args:
+        parked_ttl: seconds a call waits, parked, for a 2026-07-28 client's answers
+            (default: the ``requestState``'s lifetime, the Server's ``state_ttl``).
+        max_parked: calls parked at once, at most (past that an upstream's
+            question to a 2026-07-28 client is refused).
+        options: other `mcp_core.Server` options (``state_key``, ``replay_guard``...).
+    """
+    gateway = Gateway(
+        name, version, instructions=f"The tools of: {', '.join(manager.servers)}.", **options
+    )
     upstream = manager.on_list_changed
 
     def changed(server: str, kind: Kind | None) -> None:
@@ -83,8 +107,9 @@ def gateway_server(
             upstream(server, kind)
 
     manager.on_list_changed = changed
-    calls = _Calls()
-    manager.set_callbacks(**{kind: calls.relay(gateway, kind) for kind in RELAYED})
+    ttl = gateway.state_ttl if parked_ttl is None else parked_ttl
+    calls = _Calls(manager, gateway, Parking(manager.start_soon, ttl=ttl, max_parked=max_parked))
+    manager.set_callbacks(**{kind: calls.relay(kind) for kind in RELAYED})
 
     @gateway.on_list_tools
     async def list_tools(params: Any, ctx: Context) -> ListToolsResult:
@@ -92,16 +117,14 @@ def gateway_server(
 
     @gateway.on_call_tool
     async def call_tool(params: CallToolRequestParams, ctx: Context) -> CallToolResult:
-        async def progress(event: ProgressReceived) -> None:
-            await ctx.report_progress(event.progress, event.total, event.message)
+        arguments = _arguments(params.arguments)
+
+        def call(on_progress: ProgressCallback | None) -> Awaitable[CallToolResult]:
+            return manager.call_tool(params.name, arguments, on_progress=on_progress)
 
         try:
-            async with calls.serving(manager, "tools", params.name, ctx):
-                return await manager.call_tool(
-                    params.name,
-                    _arguments(params.arguments),
-                    on_progress=progress if ctx.request.progress_token is not None else None,
-                )
+            result: CallToolResult = await calls.forward(ctx, "tools", params.name, call)
+            return result
         except UnknownName as exc:
             raise McpError(INVALID_PARAMS, str(exc)) from None
         except (ServerUnavailable, CallInterrupted) as exc:
@@ -131,30 +154,99 @@ def gateway_server(
 
     @gateway.on_get_prompt
     async def get_prompt(params: GetPromptRequestParams, ctx: Context) -> GetPromptResult:
+        arguments = _arguments(params.arguments)
+
+        def get(on_progress: ProgressCallback | None) -> Awaitable[GetPromptResult]:
+            return manager.get_prompt(params.name, arguments)
+
         try:
-            async with calls.serving(manager, "prompts", params.name, ctx):
-                return await manager.get_prompt(params.name, _arguments(params.arguments))
+            result: GetPromptResult = await calls.forward(ctx, "prompts", params.name, get)
+            return result
         except (UnknownName, ServerUnavailable, CallInterrupted) as exc:
             raise McpError(INVALID_PARAMS, str(exc)) from None
 
     return gateway
 
 
-_SERVING: ContextVar[tuple[str, Context] | None] = ContextVar("gateway_call", default=None)
-"""The upstream server and gateway request the running task serves."""
+class _Call(NamedTuple):
+    """A gateway request in flight on an upstream: the request that made it, and
+    (2026-07-28 client) the parked call that waits for its answers."""
+
+    ctx: Context
+    parked: ParkedCall | None
+
+
+_SERVING: ContextVar[tuple[str, _Call] | None] = ContextVar("gateway_call", default=None)
+"""The upstream server and gateway call the running task serves."""
+
+
+def _progress(current: Callable[[], Context | None]) -> ProgressCallback:
+    """Upstream progress, sent on the progress token of the request ``current()``."""
+
+    async def progress(event: ProgressReceived) -> None:
+        ctx = current()
+        if ctx is not None and ctx.request.progress_token is not None:
+            await ctx.report_progress(event.progress, event.total, event.message)
+
+    return progress
 
 
 class _Calls:
     """The gateway's calls in flight on each upstream server, to find the client
     an upstream's request during a call is for."""
 
-    def __init__(self) -> None:
-        self._in_flight: dict[str, list[Context]] = {}
+    def __init__(self, manager: Manager, gateway: Gateway, parking: Parking) -> None:
+        self._manager = manager
+        self._gateway = gateway
+        self._parking = parking
+        self._in_flight: dict[str, list[_Call]] = {}
+
+    async def forward(self, ctx: Context, kind: Kind, name: str, call: Forward) -> Any:
+        """Make ``call`` for the request served by ``ctx``: in its own task, where
+        a 2026-07-28 client may be asked (then parked, or resumed by its retry)."""
+        if not self._gateway.may_park(ctx):
+            async with self.serving(kind, name, _Call(ctx, None)):
+                token = ctx.request.progress_token
+                return await call(None if token is None else _progress(lambda: ctx))
+        call_id = await ctx.once(PARKED_KEY, new_call_id)
+        if ctx.round == 0:
+            parked: ParkedCall | None = None
+
+            async def run() -> Any:
+                assert parked is not None
+                async with self.serving(kind, name, _Call(ctx, parked)):
+                    return await call(_progress(lambda: None if parked is None else parked.ctx))
+
+            parked = self._parking.open(call_id, ctx, run)
+        else:
+            parked = self._parking.resume(call_id, ctx.round, ctx)
+        return await self._serve(ctx, parked)
+
+    async def _serve(self, ctx: Context, parked: ParkedCall) -> Any:
+        """Wait for ``parked``'s outcome, relaying its questions to ``ctx``'s client."""
+        waiting = False
+
+        def park(round: int) -> bool:
+            nonlocal waiting
+            waiting = self._parking.park(parked, round)
+            return waiting
+
+        try:
+            while questions := await parked.next_questions():
+                asked = [each.question for each in questions]
+                answers = await self._gateway.ask_parked(ctx, asked, park)
+                for each, answer in zip(questions, answers, strict=True):
+                    each.settle(answer)
+        finally:
+            if not waiting:  # done, failed, cancelled, or its client went away
+                self._parking.done(parked)
+        if parked.error is not None:
+            raise parked.error
+        return parked.result
 
     @asynccontextmanager
-    async def serving(
-        self, manager: Manager, kind: Kind, name: str, ctx: Context
-    ) -> AsyncIterator[None]:
+    async def serving(self, kind: Kind, name: str, call: _Call) -> AsyncIterator[None]:
+        manager = self._manager
         found = manager.catalog.resolve(kind, name)
         if found is None:
             await manager.refresh(kind)
@@ -164,27 +256,30 @@ class _Calls:
             return
         server = found[0]
         in_flight = self._in_flight.setdefault(server, [])
-        in_flight.append(ctx)
-        token = _SERVING.set((server, ctx))
+        in_flight.append(call)
+        token = _SERVING.set((server, call))
         try:
             yield
         finally:
             _SERVING.reset(token)
-            in_flight.remove(ctx)
+            in_flight.remove(call)
 
-    def caller(self, server: str) -> Context | None:
-        """The gateway request an upstream's request from ``server`` belongs to."""
+    def caller(self, server: str) -> _Call | None:
+        """The gateway call an upstream's request from ``server`` belongs to."""
         current = _SERVING.get()
         if current is not None and current[0] == server:
             return current[1]
         in_flight = self._in_flight.get(server, [])
-        sessions = {id(getattr(ctx.peer, "session", ctx.peer)) for ctx in in_flight}
+        sessions = {id(getattr(call.ctx.peer, "session", call.ctx.peer)) for call in in_flight}
         return in_flight[-1] if len(sessions) == 1 else None
 
-    def relay(self, gateway: Gateway, kind: str) -> Callable[..., Coroutine[Any, Any, Any]]:
+    def relay(self, kind: str) -> Callable[..., Coroutine[Any, Any, Any]]:
         """The manager's ``kind`` callback: ask the caller's client."""
 
-        async def ask(server: str, *params: Any) -> Any:
-            return await gateway.ask_client(self.caller(server), kind, *params)
+        async def ask(server: str, params: Any = UNSET) -> Any:
+            call = self.caller(server)
+            if call is not None and call.parked is not None:
+                return await call.parked.ask(kind, params)
+            return await self._gateway.ask_client(None if call is None else call.ctx, kind, params)
 
         return ask

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import random as _random
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -158,6 +158,17 @@ class Manager:
                 await link.done.wait()
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
+
+    def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
+        """Run ``fn(*args)`` in a task of the manager's, cancelled when the manager
+        closes (the gateway's calls that outlive the request that made them).
+
+        Raises:
+            RuntimeError: the manager is not running.
+        """
+        if self._tg is None:
+            raise RuntimeError("the manager is not running")
+        self._tg.start_soon(fn, *args)
 
     def _start(self, link: Link) -> None:
         assert self._tg is not None

@@ -1,6 +1,7 @@
 """The gateway relays an upstream's sampling, elicitation and roots requests during
-a call to the gateway client that made the call (handshake era), and refuses them
-clearly for a 2026-07-28 client. Upstreams of both eras, in other processes;
+a call to the gateway client that made the call: a handshake-era client is asked
+with requests, a 2026-07-28 one through the retries of its call (the parked calls
+of test_manager_gateway_parked.py). Upstreams of both eras, in other processes;
 asyncio and trio."""
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ async def test_a_handshake_era_client_is_asked(upstream_era: str) -> None:
 
 
 @UPSTREAM_ERAS
-async def test_a_2026_client_cannot_be_asked_mid_call(upstream_era: str) -> None:
+async def test_a_2026_client_is_asked_through_its_retries(upstream_era: str) -> None:
     with anyio.fail_after(LIMIT):
         manager = Manager(
             [stdio("m", MANAGER_SERVER)], client_options={"revisions": (upstream_era,)}
@@ -78,15 +79,21 @@ async def test_a_2026_client_cannot_be_asked_mid_call(upstream_era: str) -> None
         async with manager:
             await manager.wait_ready()
             async with Client(pipe(gateway), revisions=("2026-07-28",), **_callbacks("c")) as c:
-                try:
-                    result = await c.call_tool("m.shout", {"text": "hi"})
-                    text = only_text(result)
-                    assert result.is_error is True
-                except McpError as exc:
-                    text = str(exc)
-                assert "cannot be asked in the middle of a call" in text
-                # The gateway still serves it.
-                assert only_text(await c.call_tool("m.whoami")) == "manager-server"
+                # Three questions, three round trips of c's, one call of the tool
+                # (test_manager_gateway_parked.py counts the starts).
+                result = await c.call_tool("m.shout", {"text": "hi"})
+                assert only_text(result) == "c-sampled-hi ['file:///c'] c-user"
+                # A client that declared none of the capabilities cannot be
+                # asked: a handshake-era upstream is told (its tool fails), a
+                # 2026-07-28 one's input request fails the call.
+                async with Client(pipe(gateway), revisions=("2026-07-28",)) as d:
+                    try:
+                        refused = await d.call_tool("m.shout", {"text": "hi"})
+                        assert refused.is_error is True
+                        text = only_text(refused)
+                    except McpError as exc:
+                        text = str(exc)
+                    assert "requires the sampling capability" in text
 
 
 @UPSTREAM_ERAS
