@@ -26,7 +26,15 @@ from typing import Final
 
 from .http_servers import free_port, listening
 
-__all__ = ["RedisCounters", "balancer", "find_program", "missing", "redis_server", "worker"]
+__all__ = [
+    "RedisCounters",
+    "RedisMonitor",
+    "balancer",
+    "find_program",
+    "missing",
+    "redis_server",
+    "worker",
+]
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 RECIPE: Final = ROOT / "examples" / "redis"
@@ -103,13 +111,8 @@ def balancer(worker_ports: list[int]) -> Iterator[tuple[int, int]]:
 
 
 class RedisCounters:
-    """Two counters of a redis-server, read with ``INFO stats`` on one connection
-    kept open, so that the reads of this connection's own queries are known:
-
-    * requests: what Redis read off its clients' connections (a command, or a
-      pipelined batch, or a script: each one round trip);
-    * commands: every command it ran, those inside scripts included.
-    """
+    """The commands a redis-server has run, those inside scripts included, from
+    ``INFO stats`` on one connection kept open, its own queries left out."""
 
     def __init__(self, port: int) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
@@ -118,27 +121,60 @@ class RedisCounters:
     def close(self) -> None:
         self.sock.close()
 
-    def read(self) -> tuple[int, int]:
-        """``(requests, commands)`` so far, this object's own queries left out."""
+    def commands(self) -> int:
+        """Commands run so far, other than this object's queries."""
         self.sock.sendall(b"INFO stats\r\n")
-        self.queries += 1
         data = b""
         while b"\r\n" not in data:
-            data += self._receive()
+            data += _receive(self.sock)
         head, _, body = data.partition(b"\r\n")
         size = int(head[1:])  # a bulk string: $<size>\r\n<body>\r\n
         while len(body) < size + 2:
-            body += self._receive()
+            body += _receive(self.sock)
         fields = dict(
             line.split(":", 1) for line in body[:size].decode().splitlines() if ":" in line
         )
-        # A query is counted as read before INFO answers, as run only after.
-        requests = int(fields["total_reads_processed"]) - self.queries
-        commands = int(fields["total_commands_processed"]) - (self.queries - 1)
-        return requests, commands
+        # Redis counts a command once it has run: this query is not in it yet.
+        done = int(fields["total_commands_processed"]) - self.queries
+        self.queries += 1
+        return done
 
-    def _receive(self) -> bytes:
-        data = self.sock.recv(65536)
-        if not data:
-            raise RuntimeError("redis-server closed the connection")
-        return data
+
+class RedisMonitor:
+    """Counts the commands clients send to a redis-server from now until `stop`:
+    each one round trip for its sender (a script is one; MONITOR lists the
+    commands scripts run apart, as ``[0 lua]``). MONITOR slows Redis down: count
+    outside timed runs."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.sock.sendall(b"MONITOR\r\n")
+        self.data = b""
+        while b"\r\n" not in self.data:
+            self.data += _receive(self.sock)
+        if not self.data.startswith(b"+OK\r\n"):
+            raise RuntimeError(f"MONITOR answered {self.data[:100]!r}")
+        self.data = self.data[len(b"+OK\r\n") :]
+
+    def stop(self) -> int:
+        """The commands clients sent since the start; closes the connection."""
+        mark = f"mcp-bench-{os.getpid()}-{id(self)}".encode()
+        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as other:
+            other.sendall(b"ECHO " + mark + b"\r\n")
+            _receive(other)
+        try:
+            while mark not in self.data:
+                self.data += _receive(self.sock)
+        finally:
+            self.sock.close()
+        lines = self.data[: self.data.index(mark)].split(b"\r\n")[:-1]
+        # +<time> [<db> <client address>] "COMMAND" ...: scripts' are [<db> lua].
+        return sum(1 for line in lines if not line.split(b"]", 1)[0].endswith(b" lua"))
+
+
+def _receive(sock: socket.socket) -> bytes:
+    data = sock.recv(65536)
+    if not data:
+        raise RuntimeError("redis-server closed the connection")
+    return data

@@ -11,12 +11,14 @@ on whichever worker took the ``initialize``, which every worker then takes up fr
 the registry on Redis (their answers are SSE streams whose events go to Redis).
 
 Per case, medians over the runs: calls/s; CPU per call (``/proc``, all threads)
-of the workers (summed), of Redis and of HAProxy; and per call, the requests Redis
-read from its clients (round trips: a command, a pipelined batch or a script is
-one) and the commands it ran (those inside scripts too), from ``INFO stats``. The
-main figure is the CPU of the workers and Redis together; the ratio Redis / memory
-of it is the backend's overhead per call. HAProxy costs the same with either
-backend and is reported beside it. HAProxy's health checks (a GET to each worker
+of the workers (summed), of Redis and of HAProxy, and the commands Redis ran per
+call (those inside scripts too, from ``INFO stats``); and from the warm-up before
+the runs (a quarter of a run's calls), the round trips to Redis per call: the
+commands the workers sent, counted with ``MONITOR``, which tells them from those
+scripts run (a script is one round trip) but slows Redis down. The main figure is
+the CPU of the workers and Redis together; the ratio Redis / memory of it is the
+backend's overhead per call. HAProxy costs the same with either backend and is
+reported beside it. HAProxy's health checks (a GET to each worker
 every 0.5 s) are in the workers' CPU, a few per thousand calls.
 
 It starts redis-server, HAProxy and up to 5 workers, so it runs in the full run
@@ -121,29 +123,40 @@ _SETUPS: Final = {MODERN: _modern, LEGACY: _legacy}
 
 @dataclass(frozen=True)
 class _Processes:
-    """What one case measures: the workers behind HAProxy, HAProxy, Redis."""
+    """What one case measures: the workers behind HAProxy, HAProxy, Redis
+    (its pid and port) and Redis's command counter."""
 
     workers: list[int]
     haproxy: int
-    redis: int | None
+    redis: tuple[int, int] | None
     counters: deployment.RedisCounters | None
 
-    def read(self) -> tuple[float, float, float, int, int]:
-        """CPU seconds of the workers, Redis and HAProxy; Redis's requests and commands."""
+    def read(self) -> tuple[float, float, float, int]:
+        """CPU seconds of the workers, Redis and HAProxy; Redis's commands."""
         workers = sum(server_cpu_seconds(pid) for pid in self.workers)
-        redis = server_cpu_seconds(self.redis) if self.redis is not None else 0.0
-        requests, commands = self.counters.read() if self.counters is not None else (0, 0)
-        return workers, redis, server_cpu_seconds(self.haproxy), requests, commands
+        redis = server_cpu_seconds(self.redis[0]) if self.redis is not None else 0.0
+        commands = self.counters.commands() if self.counters is not None else 0
+        return workers, redis, server_cpu_seconds(self.haproxy), commands
+
+    def monitor(self) -> deployment.RedisMonitor | None:
+        return deployment.RedisMonitor(self.redis[1]) if self.redis is not None else None
 
 
-_FIGURES: Final = (
-    "worker CPU us",
-    "Redis CPU us",
-    "HAProxy CPU us",
-    "Redis round trips",
-    "Redis commands",
-)
+_FIGURES: Final = ("worker CPU us", "Redis CPU us", "HAProxy CPU us", "Redis commands")
 """Per call, in the order `_Processes.read` gives them (CPU in microseconds)."""
+
+
+def _warm_up(
+    client: RawHttpClient, request_for: Requester, processes: _Processes, calls: int
+) -> float:
+    # ``calls`` calls to warm up, and the round trips to Redis per call meanwhile
+    # (counted with MONITOR, which would slow the timed runs down).
+    monitor = processes.monitor()
+    try:
+        client.run(calls, request_for)
+    finally:
+        sent = monitor.stop() if monitor is not None else 0
+    return sent / calls
 
 
 def _measure(processes: _Processes, port: int, era: str, calls: int, runs: int) -> dict[str, float]:
@@ -156,7 +169,7 @@ def _measure(processes: _Processes, port: int, era: str, calls: int, runs: int) 
             answer = client.exchange(sock, request_for(index))
             if b'"result"' not in answer.body:
                 raise RuntimeError(f"a {era} call failed: {answer.body[:300]!r}")
-        client.run(max(calls // 4, CONNECTIONS), request_for)  # warm up
+        round_trips = _warm_up(client, request_for, processes, max(calls // 4, CONNECTIONS))
         samples: dict[str, list[float]] = {name: [] for name in ("calls/s", *_FIGURES)}
         for _ in range(runs):
             before = processes.read()
@@ -170,7 +183,9 @@ def _measure(processes: _Processes, port: int, era: str, calls: int, runs: int) 
                 samples[name].append((after[index] - before[index]) / calls * scale)
     finally:
         client.close()
-    return {name: statistics.median(values) for name, values in samples.items()}
+    figures = {name: statistics.median(values) for name, values in samples.items()}
+    commands = figures.pop("Redis commands")
+    return {**figures, "Redis round trips": round_trips, "Redis commands": commands}
 
 
 @contextmanager
@@ -185,7 +200,7 @@ def _behind_balancer(
             return
         counters = deployment.RedisCounters(redis[1])
         try:
-            yield _Processes(pids, haproxy, redis[0], counters), port
+            yield _Processes(pids, haproxy, redis, counters), port
         finally:
             counters.close()
 
@@ -238,11 +253,12 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
                     workers.append(stack.enter_context(deployment.worker(redis[1])))
                 with _behind_balancer(workers, redis) as (processes, port):
                     measure(label(count), processes, port)
-    result.measurements.extend(_measurement(era, figures[era]) for era in ERAS)
+    sizes = f"medians of {runs} runs of {calls:,} calls"
+    result.measurements.extend(_measurement(era, figures[era], sizes) for era in ERAS)
     return result
 
 
-def _measurement(era: str, cases: dict[str, dict[str, float]]) -> Measurement:
+def _measurement(era: str, cases: dict[str, dict[str, float]], sizes: str) -> Measurement:
     values: dict[str, float] = {}
     details: dict[str, dict[str, float]] = {}
     for name, figures in cases.items():
@@ -251,7 +267,7 @@ def _measurement(era: str, cases: dict[str, dict[str, float]]) -> Measurement:
     return Measurement(
         name=f"workers_{era}",
         title=(
-            f"tools/call through HAProxy, {era}, {CONNECTIONS} connections: "
+            f"tools/call through HAProxy, {era}, {CONNECTIONS} connections, {sizes}: "
             "CPU per call of the workers and Redis"
         ),
         unit="us CPU per call",

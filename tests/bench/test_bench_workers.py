@@ -59,7 +59,10 @@ def test_bench_workers_writes_json_and_plot(tmp_path: Path) -> None:
         assert memory["Redis CPU us"] == memory["Redis round trips"] == 0
         assert set(measurement["ratios"]) == {f"{name} / memory" for name in redis}
         assert f"{measurement['name']}:" in done.stdout
-    # A legacy call goes to the session registry on Redis at least.
+    # A 2026-07-28 call needs no shared state; a legacy call goes to the session
+    # registry on Redis at least.
+    for figures in list(by_era["workers_2026-07-28"]["details"].values())[1:]:
+        assert figures["Redis round trips"] == figures["Redis commands"] == 0
     for figures in list(by_era["workers_2025-11-25"]["details"].values())[1:]:
         assert figures["Redis round trips"] > 0
         assert figures["Redis commands"] >= figures["Redis round trips"]
@@ -83,19 +86,25 @@ def test_missing_programs_are_named_with_their_package(tmp_path: Path) -> None:
     }
 
 
-def test_redis_counts_requests_and_the_commands_of_scripts() -> None:
-    # One SET, then one script running two commands: two requests, four commands;
-    # the counters' own INFO queries are left out.
+def _set_and_script(port: int) -> None:
+    # One SET, then one script that runs two commands.
+    script = b"redis.call('SET', 'b', '2'); return redis.call('GET', 'b')"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+        client.sendall(b"SET a 1\r\n")
+        assert client.recv(100) == b"+OK\r\n"
+        client.sendall(b'EVAL "' + script + b'" 0\r\n')
+        assert client.recv(100) == b"$1\r\n2\r\n"
+
+
+def test_redis_counts_round_trips_and_the_commands_of_scripts() -> None:
+    # Two round trips (MONITOR), four commands (INFO, its own queries left out).
     with deployment.redis_server() as (_, port):
+        monitor = deployment.RedisMonitor(port)
+        _set_and_script(port)
+        assert monitor.stop() == 2
         counters = deployment.RedisCounters(port)
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
-            before = counters.read()
-            assert counters.read() == before
-            client.sendall(b"SET a 1\r\n")
-            assert client.recv(100) == b"+OK\r\n"
-            script = b"redis.call('SET', 'b', '2'); return redis.call('GET', 'b')"
-            client.sendall(b'EVAL "' + script + b'" 0\r\n')
-            assert client.recv(100) == b"$1\r\n2\r\n"
-            requests, commands = counters.read()
+        before = counters.commands()
+        assert counters.commands() == before
+        _set_and_script(port)
+        assert counters.commands() - before == 4
         counters.close()
-    assert (requests - before[0], commands - before[1]) == (2, 4)
