@@ -59,10 +59,11 @@ def test_bench_workers_writes_json_and_plot(tmp_path: Path) -> None:
         assert memory["Redis CPU us"] == memory["Redis round trips"] == 0
         assert set(measurement["ratios"]) == {f"{name} / memory" for name in redis}
         assert f"{measurement['name']}:" in done.stdout
-    # A 2026-07-28 call needs no shared state; a legacy call goes to the session
+    # A 2026-07-28 call needs no shared state (a worker renews its key's
+    # fingerprint now and then: one script); a legacy call goes to the session
     # registry on Redis at least.
     for figures in list(by_era["workers_2026-07-28"]["details"].values())[1:]:
-        assert figures["Redis round trips"] == figures["Redis commands"] == 0
+        assert figures["Redis round trips"] < 0.5 and figures["Redis commands"] < 0.5
     for figures in list(by_era["workers_2025-11-25"]["details"].values())[1:]:
         assert figures["Redis round trips"] > 0
         assert figures["Redis commands"] >= figures["Redis round trips"]
