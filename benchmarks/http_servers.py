@@ -131,9 +131,11 @@ def spawn(kind: str, *, backend: str = "asyncio", answers: str = "default") -> I
 
 
 @contextmanager
-def listening(argv: list[str], port: int, what: str) -> Iterator[subprocess.Popen[bytes]]:
-    """Run ``argv``; yields the process once it accepts connections on ``port``, and
-    terminates it after.
+def listening(
+    argv: list[str], port: int, what: str, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``argv`` (in ``env``, or this process's environment); yields the process
+    once it accepts connections on ``port``, and terminates it after.
 
     Raises:
         RuntimeError: it exited, or did not listen within 30 s.
@@ -142,7 +144,12 @@ def listening(argv: list[str], port: int, what: str) -> Iterator[subprocess.Pope
     # report and shown only when it fails to start.
     with tempfile.TemporaryFile() as errors:
         process = subprocess.Popen(
-            argv, cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors
+            argv,
+            cwd=_ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
         )
         try:
             deadline = time.monotonic() + _START_SECONDS

@@ -45,6 +45,7 @@ class Measurement:
         details: implementation label -> other figures of the same measurement.
         ratios: ratio label -> (numerator, denominator) labels; reported as
             numerator / denominator, so above 1 means the denominator uses less.
+        ratio_note: how to read the ratios, printed above them.
     """
 
     name: str
@@ -53,6 +54,7 @@ class Measurement:
     values: dict[str, float]
     details: dict[str, dict[str, float]] = field(default_factory=dict)
     ratios: dict[str, tuple[str, str]] = field(default_factory=dict)
+    ratio_note: str = "(above 1: mcp-core uses less)"
 
     def ratio_values(self) -> dict[str, float]:
         return {
@@ -103,11 +105,13 @@ class _LayerModule(Protocol):
 
 @dataclass(frozen=True)
 class Layer:
-    """A registry entry: the name ``--only`` takes, a summary, the module to import."""
+    """A registry entry: the name ``--only`` takes, a summary, the module to import,
+    and, for a layer left out of ``--quick`` unless named, why."""
 
     name: str
     summary: str
     module: str
+    not_quick: str = ""
 
     def run(self, settings: Settings, progress: Progress) -> LayerResult:
         module: _LayerModule = importlib.import_module(self.module)
@@ -165,6 +169,14 @@ LAYERS: dict[str, Layer] = {
             name="memory",
             summary="resident memory of an HTTP server per idle legacy session (10,000 opened)",
             module="benchmarks.memory",
+        ),
+        Layer(
+            name="workers",
+            summary="tools/call through HAProxy to 1, 2 and 4 workers sharing state on "
+            "Redis, against one worker in memory; CPU per call and Redis round trips",
+            module="benchmarks.workers",
+            not_quick="starts redis-server, HAProxy and up to 5 workers: measured in the "
+            "full run (mcp-core bench) or by name (mcp-core bench --quick --only workers)",
         ),
     ]
 }

@@ -8,7 +8,10 @@ Three panels, each from figures of the same run:
   per backend and main implementation;
 * throughput against message size, when the run measured it, likewise;
 * the curves of the ``curves`` layer (CPU per call against tools listed and
-  against request size), when the run has them.
+  against request size), when the run has them;
+* the ``workers`` layer, when the run has it: calls/s and CPU per call (workers
+  and Redis) against worker processes, a line per era on Redis and the
+  one-worker in-memory case as a point.
 
 One colour per implementation (mcp-core, the SDK, FastMCP, the floors); its
 variants (eras, object mode, the SDK's servers) differ by hatch or marker, and
@@ -224,6 +227,51 @@ def _curve(axis: Any, title: str, series: Series) -> None:
     axis.grid(True, which="both", alpha=0.3)
 
 
+def _workers(layers: Sequence[LayerResult]) -> list[tuple[str, str, Series]]:
+    # (title, y label, series): calls/s and CPU per call by worker processes.
+    rates: Series = {}
+    cpu: Series = {}
+    for layer in layers:
+        for measurement in layer.measurements:
+            if not measurement.name.startswith("workers_"):
+                continue
+            era = measurement.name.removeprefix("workers_")
+            for label, value in measurement.values.items():
+                details = measurement.details.get(label, {})
+                if "workers" not in details:
+                    continue
+                key = f"{era}, {'memory' if label.startswith('memory') else 'Redis'}"
+                rates.setdefault(key, []).append((details["workers"], details["calls/s"]))
+                cpu.setdefault(key, []).append((details["workers"], value))
+    if not rates:
+        return []
+    return [
+        ("workers: calls/s through HAProxy", "calls per second", rates),
+        ("workers: CPU per call, workers and Redis", "us of CPU per call", cpu),
+    ]
+
+
+def _by_workers(axis: Any, title: str, unit: str, series: Series) -> None:
+    # A colour per era; Redis a line of dots, memory (one worker) a square.
+    eras = sorted({key.split(", ")[0] for key in series})
+    for key, points in sorted(series.items()):
+        era, _, backend = key.partition(", ")
+        axis.plot(
+            [x for x, _ in sorted(points)],
+            [y for _, y in sorted(points)],
+            "s" if backend == "memory" else "-o",
+            color=f"C{eras.index(era)}",
+            label=key,
+        )
+    axis.set_xticks(sorted({x for points in series.values() for x, _ in points}))
+    axis.set_xlabel("worker processes")
+    axis.set_ylabel(unit)
+    axis.set_ylim(bottom=0)
+    axis.set_title(title, fontsize=9)
+    axis.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axis.grid(True, alpha=0.3)
+
+
 def plot(layers: Sequence[LayerResult], path: Path, *, title: str) -> None:
     """Draw the figures of ``layers`` into the PNG file ``path``."""
     import matplotlib
@@ -242,7 +290,12 @@ def plot(layers: Sequence[LayerResult], path: Path, *, title: str) -> None:
     ]
     marker = _Styles(_MARKERS)
     curves = _curves(layers)
-    heights = [1.5 + 0.35 * len(cases)] + [4.0] * (len(lines) + len(curves))
+    workers = _workers(layers)
+    # The bars when the run has cases, or nothing else to draw (a run of the
+    # workers layer alone has only its own panels).
+    others = len(lines) + len(curves) + len(workers)
+    bars = [1.5 + 0.35 * len(cases)] if cases or not others else []
+    heights = bars + [4.0] * others
     figure, axes = pyplot.subplots(
         len(heights),
         1,
@@ -250,11 +303,16 @@ def plot(layers: Sequence[LayerResult], path: Path, *, title: str) -> None:
         squeeze=False,
         gridspec_kw={"height_ratios": heights},
     )
-    _bars(axes[0][0], cases)
-    for (x_of, name, series), row in zip(lines, axes[1 : 1 + len(lines)], strict=True):
+    if bars:
+        _bars(axes[0][0], cases)
+    at = len(bars)
+    for (x_of, name, series), row in zip(lines, axes[at : at + len(lines)], strict=True):
         _lines(row[0], series, x_of, name, marker)
-    for (name, series), row in zip(curves, axes[1 + len(lines) :], strict=True):
+    at += len(lines)
+    for (name, series), row in zip(curves, axes[at : at + len(curves)], strict=True):
         _curve(row[0], name, series)
+    for (name, unit, series), row in zip(workers, axes[at + len(curves) :], strict=True):
+        _by_workers(row[0], name, unit, series)
     figure.suptitle(f"$ {title}", fontsize=9)
     figure.tight_layout()
     figure.savefig(path, dpi=110)

@@ -119,6 +119,13 @@ def format_case(result: CaseResult) -> list[str]:
     return lines
 
 
+def _amount(value: float) -> str:
+    # Counts as they are; small figures (round trips per call) with two decimals.
+    if float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:,.1f}" if abs(value) >= 10 else f"{value:.2f}"
+
+
 def format_measurement(measurement: Measurement) -> list[str]:
     """One measurement: a figure per implementation, its details, the ratios."""
     labels = [*measurement.values, *measurement.ratios]
@@ -129,11 +136,11 @@ def format_measurement(measurement: Measurement) -> list[str]:
     ]
     for label, value in measurement.values.items():
         details = measurement.details.get(label, {})
-        extra = ", ".join(f"{name} {amount:,.1f}" for name, amount in details.items())
+        extra = ", ".join(f"{name} {_amount(amount)}" for name, amount in details.items())
         lines.append(f"  {label:<{width}}  {value:>18,.2f}  {extra}".rstrip())
     ratios = measurement.ratio_values()
     if ratios:
-        lines.append(f"  {'ratio':<{width}}  {'(above 1: mcp-core uses less)':>18}")
+        lines.append(f"  {'ratio':<{width}}  {measurement.ratio_note:>18}")
         for label, value in ratios.items():
             lines.append(f"  {label:<{width}}  {_ratio(value):>18}")
     return lines

@@ -12,10 +12,25 @@ from typing import TextIO
 
 from .echo_servers import quiet_peers
 from .harness import Settings
-from .layers import LAYERS, LayerResult, load
+from .layers import LAYERS, Layer, LayerResult, load
 from .report import format_header, format_layer, to_json
 
-__all__ = ["run_bench"]
+__all__ = ["plan", "run_bench"]
+
+
+def plan(only: Sequence[str], quick: bool) -> list[tuple[Layer, str]]:
+    """The layers to run, in registry order, each with why it is left out ("" when
+    it runs): with ``--quick``, the layers too long for it, unless named.
+
+    Raises:
+        KeyError: an unknown layer name.
+    """
+    selected = [load(name) for name in only]
+    return [
+        (layer, layer.not_quick if quick and not selected else "")
+        for layer in LAYERS.values()
+        if not selected or layer in selected
+    ]
 
 
 def run_bench(
@@ -53,8 +68,7 @@ def run_bench(
     """
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
-    selected = [load(name) for name in only]
-    layers = [layer for layer in LAYERS.values() if not selected or layer in selected]
+    layers = plan(only, quick)
 
     if plot_path is not None:
         from .plot import check
@@ -86,9 +100,12 @@ def run_bench(
 
     print("\n".join(format_header(command=command, runs=settings.runs)), file=out, flush=True)
     results: list[LayerResult] = []
-    for number, layer in enumerate(layers, 1):
+    for number, (layer, left_out) in enumerate(layers, 1):
         where = f"layer {number}/{len(layers)}"
-        result = layer.run(settings, progress)
+        if left_out:
+            result = LayerResult(name=layer.name, skipped={layer.name: left_out})
+        else:
+            result = layer.run(settings, progress)
         results.append(result)
         print("\n".join(format_layer(result)), file=out, flush=True)
     where = "done"

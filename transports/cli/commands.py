@@ -83,7 +83,10 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
 
     layer_help = "; ".join(f"{layer.name}: {layer.summary}" for layer in LAYERS.values())
     parser.add_argument(
-        "--quick", action="store_true", help="5 short runs per figure instead of 15 longer ones"
+        "--quick",
+        action="store_true",
+        help="5 short runs per figure instead of 15 longer ones; leaves the workers "
+        "layer out unless --only names it",
     )
     parser.add_argument(
         "--only",
