@@ -72,7 +72,7 @@ from mcp_core.http.server import HttpEndpoint, HttpServerConfig
 from mcp_core.types import LEGACY_REVISIONS
 from mcp_core.wire import DEFAULT_LIMITS, Message
 from mcp_core.wire.errors import RemoteProtocolError, SharedStateUnavailable
-from mcp_core.wire.jsonrpc import ErrorResponse, Response, decode_message
+from mcp_core.wire.jsonrpc import decode_message
 
 from ..auth.bearer import BearerAuth
 from ..driver import DEFAULT_MAX_CONCURRENCY, Driver
@@ -373,7 +373,8 @@ class HttpService:
                 sse.stream.finish()
 
     def _deliver_reply(self, session_id: str, body: bytes) -> None:
-        # A client's answer another worker received: fed here if awaited here.
+        # A client's answer or cancellation another worker received: fed here
+        # if what it names is here.
         session = self.sessions.get(session_id)
         if session is None:
             return
@@ -381,7 +382,7 @@ class HttpService:
             message = decode_message(body)
         except RemoteProtocolError:
             return
-        if isinstance(message, Response | ErrorResponse) and _awaited(session, message):
+        if session.connection.session.held_here(message):
             session.connection.driver.feed(message)
 
     def _end_here(self, session_id: str) -> None:
@@ -542,8 +543,10 @@ class HttpService:
             await out.reply(Reply(404))
             return
         if decision.accepted is not None:
-            if self.relay is not None and not _awaited(session, decision.message):
-                # Not awaited here: another worker's handler waits for it.
+            message = decision.message
+            held = message is None or session.connection.session.held_here(message)
+            if self.relay is not None and not held:
+                # An answer or a cancellation for another worker's handler.
                 try:
                     await self.relay.route_reply(decision.session_id, decision.body)
                 except SharedStateUnavailable as exc:
@@ -781,10 +784,3 @@ class HttpService:
         if stream.overflow:
             raise PeerGone
         await out.end()
-
-
-def _awaited(session: LegacySession, message: Message | None) -> bool:
-    # Whether ``message`` is not an answer, or an answer this worker awaits.
-    if not isinstance(message, Response | ErrorResponse) or message.id is None:
-        return True
-    return session.connection.session.awaits(message.id)
