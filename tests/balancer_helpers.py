@@ -163,6 +163,19 @@ class Modern:
         return str(result["content"][0]["text"])
 
 
+async def ports_by_pid(deployment: Deployment) -> dict[str, int]:
+    """Each worker's port, by the process id its ``worker`` tool names."""
+    return {await Modern(port).text("worker"): port for port in deployment.worker_ports}
+
+
+async def stopped_on(port: int, label: str) -> None:
+    """Wait (within LIMIT) until the worker on ``port`` lists ``label`` among
+    the calls cancelled there (its handler notes it as it unwinds)."""
+    with anyio.fail_after(LIMIT):
+        while label not in (await Modern(port).text("stopped")).split("\n"):
+            await anyio.sleep(0.02)
+
+
 class Legacy:
     """A 2025-11-25 session through the balancer, each request on a new
     connection (so each on the next worker)."""
