@@ -19,6 +19,7 @@ from balancer_helpers import (
     Deployment,
     Legacy,
     Modern,
+    pause_call,
     ports_by_pid,
     stopped_on,
 )
@@ -238,7 +239,7 @@ async def test_a_sampling_answer_posted_to_another_worker_reaches_the_tool(
     session = Legacy(deployment.port)
     await session.open({"sampling": {}})
     by_pid = await ports_by_pid(deployment)
-    headers = {"mcp_session_id": session.session_id, "mcp_protocol_version": "2025-11-25"}
+    headers = session.headers
     call = {
         "jsonrpc": "2.0",
         "id": 7,
@@ -316,17 +317,8 @@ async def test_a_cancellation_posted_to_another_worker_stops_the_call(
     await session.open()
     by_pid = await ports_by_pid(deployment)
     label = f"call{id(session)}"
-    headers = {"mcp_session_id": session.session_id, "mcp_protocol_version": "2025-11-25"}
-    call = {
-        "jsonrpc": "2.0",
-        "id": 7,
-        "method": "tools/call",
-        "params": {
-            "name": "pause",
-            "arguments": {"seconds": 60, "label": label},
-            "_meta": {"progressToken": "p"},
-        },
-    }
+    headers = session.headers
+    call = pause_call(7, 60, label=label)
     cancel = {
         "jsonrpc": "2.0",
         "method": "notifications/cancelled",
@@ -392,3 +384,36 @@ async def test_a_task_cancelled_on_another_worker_stops_there_at_once(
     if era != MODERN:
         assert cancelled["status"] == "cancelled"
     await stopped_on(by_pid[runner], target)
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2025-06-18"])
+async def test_a_call_whose_connection_is_cut_is_resumed_on_another_worker(
+    deployment: Deployment, version: str
+) -> None:
+    # 2025-11-25 basic/transports.mdx "Resumability and Redelivery": the
+    # stream goes on where the call runs; a GET with Last-Event-ID to another
+    # worker replays what the client missed, then what comes, to the response.
+    session = Legacy(deployment.port, version)
+    await session.open()
+    by_pid = await ports_by_pid(deployment)
+    headers = session.headers
+    call = pause_call(8, 1)
+    with anyio.fail_after(LIMIT):
+        async with RawClient(deployment.port) as raw:
+            await raw.send("POST", call, **headers)
+            assert (await raw.head()).headers["content-type"] == "text/event-stream"
+            seen = await raw.events(lambda got: bool(data(got)))
+        # Cut: the client read up to the progress notice (after a priming
+        # event in 2025-11-25), which names the worker running the call.
+        runner = data(seen)[-1]["params"]["message"]
+        other = next(port for pid, port in by_pid.items() if pid != runner)
+        async with RawClient(other) as again:
+            await again.send("GET", last_event_id=seen[0].id, **headers)
+            assert (await again.head()).status == 200
+            resumed = await again.events()
+    assert [(e.id, e.data) for e in resumed[: len(seen) - 1]] == [(e.id, e.data) for e in seen[1:]]
+    assert data(resumed)[-1] == {
+        "jsonrpc": "2.0",
+        "id": 8,
+        "result": {"content": [{"type": "text", "text": runner}]},
+    }
