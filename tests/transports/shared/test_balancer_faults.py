@@ -1,6 +1,7 @@
 """Faults of a many-process deployment (three workers behind HAProxy, a real
 Redis): a worker killed mid-call, Redis stopped, slow and restarted. Each test
-has a deployment of its own."""
+has a deployment of its own, of the h11 server and of the ASGI app under
+uvicorn."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from balancer_helpers import (
     LIMIT,
     META,
     WORKERS,
+    AsgiDeployment,
     Deployment,
     Legacy,
     Modern,
@@ -44,9 +46,10 @@ def redis(tmp_path: Path) -> Iterator[RedisProcess]:
         server.stop()
 
 
-@pytest.fixture
-def deployment(redis: RedisProcess) -> Iterator[Deployment]:
-    running = Deployment(redis.url)
+@pytest.fixture(params=["h11", "uvicorn"])
+def deployment(request: pytest.FixtureRequest, redis: RedisProcess) -> Iterator[Deployment]:
+    kind = AsgiDeployment if request.param == "uvicorn" else Deployment
+    running = kind(redis.url)
     running.start()
     try:
         yield running
