@@ -216,37 +216,41 @@ class Follower:
         self.last = last
         self.writer = writer
 
-    async def _after(self) -> list[tuple[str, bytes]]:
+    async def _after(self) -> list[tuple[str, bytes]] | None:
+        # The events after the last one sent; None when the log forgot it.
         found = await self.event_log.after(self.session.principal, self.session.id, self.last)
-        return [] if found is None else found[1]
+        return None if found is None else found[1]
 
     async def follow(
         self, endpoint: HttpEndpoint, send: Callable[[bytes], Awaitable[None]], ping: float
     ) -> None:
         """Send the stream's events with ``send`` until its response (an SSE
         comment after ``ping`` quiet seconds); return early when the log is out
-        of reach or the stream is not known there (the client resumes again)."""
+        of reach or has forgotten the last event sent (the client resumes
+        again), or after the replay for a stream whose request is not named
+        (a batch's)."""
         session, log_ = self.session, self.event_log
         try:
             request = await log_.request_of(session.principal, session.id, self.stream_id)
-            if request is None:
-                return  # a batch's stream, or one whose name was lost: the replay was all
             quiet = 0.0
             while True:
                 events = await self._after()
-                gone = not events and not await log_.alive(self.writer)
-                if gone:
-                    # What the worker shipped just before it went.
-                    events = await self._after()
+                gone = False
+                if events == [] and request is not None and not await log_.alive(self.writer):
+                    gone = True
+                    events = await self._after()  # what it shipped just before it went
+                if events is None:
+                    return
                 if events:
                     await send(b"".join(encode_event(data, id=eid) for eid, data in events))
                     self.last, quiet = events[-1][0], 0.0
-                    if answers([data for _, data in events], request):
-                        return
-                    continue
-                if gone:
+                if request is None or answers([data for _, data in events], request):
+                    return
+                if gone and not events:
                     await send(endpoint.event(session.id, self.stream_id, lost_answer(request)))
                     return
+                if events:
+                    continue
                 await anyio.sleep(FOLLOW_POLL)
                 quiet += FOLLOW_POLL
                 if quiet >= ping:
