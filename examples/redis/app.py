@@ -15,9 +15,14 @@ server = Server("shared-example", "1.0")
 
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}}
 
-#: Labels of the calls cancelled in this worker (a cancellation POSTed to any
-#: worker reaches the one running the call).
+#: Labels of the last calls and tasks cancelled in this worker (a cancellation
+#: POSTed to any worker reaches the one running the call), 100 at most.
 STOPPED: list[str] = []
+
+
+def stop(label: str) -> None:
+    STOPPED.append(label)
+    del STOPPED[:-100]
 
 
 @server.tool
@@ -34,7 +39,7 @@ async def pause(seconds: float, ctx: Context, label: str = "") -> str:
     try:
         await anyio.sleep(seconds)
     except anyio.get_cancelled_exc_class():
-        STOPPED.append(label)
+        stop(label)
         raise
     return str(os.getpid())
 
@@ -60,7 +65,7 @@ async def build(target: str, ctx: Context) -> str:
         try:
             await anyio.sleep_forever()
         except anyio.get_cancelled_exc_class():
-            STOPPED.append(target)
+            stop(target)
             raise
     return f"built {target}"
 
