@@ -163,6 +163,34 @@ class Modern:
         return str(result["content"][0]["text"])
 
 
+def pause_call(request_id: int, seconds: float, **arguments: Any) -> dict[str, Any]:
+    """A tools/call of the example's pause tool with a progress token: its
+    progress notice, the first message of its stream, names the worker."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {
+            "name": "pause",
+            "arguments": {"seconds": seconds, **arguments},
+            "_meta": {"progressToken": "p"},
+        },
+    }
+
+
+async def ports_by_pid(deployment: Deployment) -> dict[str, int]:
+    """Each worker's port, by the process id its ``worker`` tool names."""
+    return {await Modern(port).text("worker"): port for port in deployment.worker_ports}
+
+
+async def stopped_on(port: int, label: str) -> None:
+    """Wait (within LIMIT) until the worker on ``port`` lists ``label`` among
+    the calls cancelled there (its handler notes it as it unwinds)."""
+    with anyio.fail_after(LIMIT):
+        while label not in (await Modern(port).text("stopped")).split("\n"):
+            await anyio.sleep(0.02)
+
+
 class Legacy:
     """A 2025-11-25 session through the balancer, each request on a new
     connection (so each on the next worker)."""
@@ -191,6 +219,11 @@ class Legacy:
                 body_bytes = b"".join(chunks)
         reply = json.loads(body_bytes) if body_bytes else None
         return head.status, reply, head.headers
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The session's headers, for requests sent by hand."""
+        return {"mcp_session_id": self.session_id, "mcp_protocol_version": self.version}
 
     async def open(self, capabilities: dict[str, Any] | None = None) -> None:
         hello = initialize(self.version)

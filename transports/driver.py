@@ -249,6 +249,7 @@ class Driver:
                 waiter.event.set()
         elif type(event) is RequestCancelled:
             self._workers.cancel(event.id)
+            self._handle_event(event)
         elif type(event) is RequestTimedOut:
             waiter = self._waiters.pop(event.id, None)
             if waiter is not None:

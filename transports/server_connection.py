@@ -25,7 +25,7 @@ import anyio
 from anyio.abc import ObjectStream, TaskGroup
 
 from mcp_core import REVISIONS, Context, Limits, LocalProtocolError, Server, ServerSession
-from mcp_core.session import Event, ProtocolViolation, RequestReceived
+from mcp_core.session import Event, ProtocolViolation, RequestCancelled, RequestReceived
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
@@ -169,6 +169,9 @@ class ServerConnection:
             handle_event=self._on_event,
             max_concurrency=max_concurrency,
         )
+        #: Told the id of each request the client cancelled (its transport
+        #: may end what waited for the answer).
+        self.cancelled: Callable[[RequestId], None] | None = None
         # Registry changes may come from a handler in a worker thread.
         self._thread = threading.get_ident()
         self._unwatch = server.watch(self._publish)
@@ -186,6 +189,8 @@ class ServerConnection:
     def _on_event(self, event: Event) -> None:
         if type(event) is ProtocolViolation:
             log.debug("client broke the protocol: %s (%s)", event.message, event.code)
+        elif type(event) is RequestCancelled and self.cancelled is not None:
+            self.cancelled(event.id)
 
     def _publish(self, method: str, params: Any) -> None:
         if threading.get_ident() != self._thread:

@@ -15,6 +15,15 @@ server = Server("shared-example", "1.0")
 
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}}
 
+#: Labels of the last calls and tasks cancelled in this worker (a cancellation
+#: POSTed to any worker reaches the one running the call), 100 at most.
+STOPPED: list[str] = []
+
+
+def stop(label: str) -> None:
+    STOPPED.append(label)
+    del STOPPED[:-100]
+
 
 @server.tool
 async def worker() -> str:
@@ -23,12 +32,22 @@ async def worker() -> str:
 
 
 @server.tool
-async def pause(seconds: float, ctx: Context) -> str:
+async def pause(seconds: float, ctx: Context, label: str = "") -> str:
     """Wait, then say which worker waited (also in a progress notice first, when
     the client sent a progress token)."""
     await ctx.report_progress(0, message=str(os.getpid()))
-    await anyio.sleep(seconds)
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        stop(label)
+        raise
     return str(os.getpid())
+
+
+@server.tool
+async def stopped() -> str:
+    """The labels of the calls and tasks cancelled in this worker, one a line."""
+    return "\n".join(STOPPED)
 
 
 @server.tool
@@ -42,8 +61,12 @@ async def greet(ctx: Context) -> str:
 async def build(target: str, ctx: Context) -> str:
     """A task: any worker can report or cancel it."""
     await ctx.report_status(f"building {target} on {os.getpid()}")
-    if target == "forever":
-        await anyio.sleep_forever()
+    if target.startswith("forever"):
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            stop(target)
+            raise
     return f"built {target}"
 
 

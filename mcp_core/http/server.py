@@ -142,6 +142,9 @@ class HttpEndpoint:
             `MemoryEventStore` sized by the config.
         resource: the OAuth resource server rules of a protected endpoint
             (`mcp_core.auth.ProtectedResource`), or None.
+        stream_prefix: put before every request stream's id, so that the
+            streams several processes serve for one session never share an id
+            (and the id tells which process serves the stream).
     """
 
     def __init__(
@@ -152,8 +155,10 @@ class HttpEndpoint:
         tool_headers: ToolHeaders | None = None,
         event_store: Callable[[], EventStore] | None = None,
         resource: ProtectedResource | None = None,
+        stream_prefix: str = "",
     ) -> None:
         self.config = config = config or HttpServerConfig()
+        self.stream_prefix = stream_prefix
         self.resource = resource
         self.revisions = revisions
         self._legacy = frozenset(r for r in revisions if r in LEGACY_REVISIONS)
@@ -555,7 +560,9 @@ class HttpEndpoint:
         session_id = secrets.token_urlsafe(24)
         while session_id in self.sessions:  # pragma: no cover - 2**-192
             session_id = secrets.token_urlsafe(24)
-        session = HttpSession(session_id, now, self._event_store(), principal, address)
+        session = HttpSession(
+            session_id, now, self._event_store(), principal, address, self.stream_prefix
+        )
         self.sessions[session_id] = session
         return session
 
@@ -697,7 +704,7 @@ class HttpEndpoint:
         registry under ``principal``); the adapter then `bind`s its protocol
         side, resumed in the registered revision."""
         self.sessions[session_id] = HttpSession(
-            session_id, now, self._event_store(), principal, None
+            session_id, now, self._event_store(), principal, None, self.stream_prefix
         )
 
     def bind(self, session_id: str, protocol: Any) -> None:

@@ -144,6 +144,7 @@ class HttpSession:
         address: the client address its initialize came from, if known.
         routes: the streams of its requests' answers, and where each message
             it sends goes (see `routing`).
+        stream_prefix: what its request streams' ids begin with.
     """
 
     __slots__ = (
@@ -158,6 +159,7 @@ class HttpSession:
         "protocol",
         "routes",
         "standalone_open",
+        "stream_prefix",
     )
 
     def __init__(
@@ -167,6 +169,7 @@ class HttpSession:
         events: EventStore,
         principal: str | None = None,
         address: str | None = None,
+        stream_prefix: str = "",
     ) -> None:
         self.id = session_id
         self.principal = principal
@@ -179,6 +182,7 @@ class HttpSession:
         self.protocol: Any = None
         self.routes = StreamRouter()
         self._next_stream = 0
+        self.stream_prefix = stream_prefix
 
     @property
     def revision(self) -> str | None:
@@ -188,4 +192,4 @@ class HttpSession:
     def new_stream_id(self) -> str:
         """A stream id not used before in this session (never the standalone one)."""
         self._next_stream += 1
-        return str(self._next_stream)
+        return f"{self.stream_prefix}{self._next_stream}"

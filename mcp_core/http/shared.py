@@ -13,7 +13,9 @@ process always did; the Redis backends are in ``transports.redis``.
   request, to whichever worker).
 - `EventLog`: the SSE events of a session, so a client reconnecting with
   ``Last-Event-ID`` gets what it missed on that stream from any worker (same
-  page, "Resumability and Redelivery").
+  page, "Resumability and Redelivery"); with the request each stream answers
+  and which workers are alive, so that a stream whose worker died ends with an
+  error rather than never (`lost_answer`).
 - `Bus`: messages for every worker (list changes, resource updates) or for the
   worker that waits for one (a client's answer to a server request, routed by
   session).
@@ -34,7 +36,8 @@ import msgspec
 
 from ..session.config import ClientInfo
 from ..types.base import ClientCapabilities, Implementation
-from ..wire.errors import SharedStateUnavailable
+from ..wire.errors import INTERNAL_ERROR, RemoteProtocolError, SharedStateUnavailable
+from ..wire.jsonrpc import ErrorObject, ErrorResponse, Response, decode_message
 from .sessions import DEFAULT_MAX_STORED_EVENTS
 
 __all__ = [
@@ -44,6 +47,8 @@ __all__ = [
     "EventLog",
     "MemoryEventLog",
     "replay_from",
+    "answers",
+    "lost_answer",
     "Bus",
     "SharedStateUnavailable",
     "encode_record",
@@ -165,10 +170,29 @@ class EventLog(Protocol):
         ...
 
     async def append_many(
-        self, events: Sequence[tuple[str | None, str, str, str, bytes | None]]
+        self,
+        events: Sequence[tuple[str | None, str, str, str, bytes | None]],
+        streams: Sequence[tuple[str | None, str, str, bytes]] = (),
     ) -> None:
         """Store several events, in order: (principal, session id, stream id,
-        event id, message) each (one round trip for a networked log)."""
+        event id, message) each; and name new streams: (principal, session id,
+        stream id, JSON of the id of the request it answers) each (one round
+        trip for a networked log)."""
+        ...
+
+    async def request_of(
+        self, principal: str | None, session_id: str, stream_id: str
+    ) -> bytes | None:
+        """The JSON id of the request a stream answers, if it was named."""
+        ...
+
+    async def beat(self, worker: str, ttl: float) -> None:
+        """Worker ``worker`` (the tag its stream ids begin with) is alive for
+        ``ttl`` seconds more."""
+        ...
+
+    async def alive(self, worker: str) -> bool:
+        """Whether worker ``worker`` beat within its last ``ttl``."""
         ...
 
     async def after(
@@ -189,6 +213,10 @@ class MemoryEventLog:
     def __init__(self, max_events: int = DEFAULT_MAX_STORED_EVENTS) -> None:
         self.max_events = max_events
         self._events: dict[tuple[str | None, str], list[tuple[str, str, bytes | None]]] = {}
+        self._streams: dict[tuple[str | None, str, str], bytes] = {}
+        self._alive: dict[str, float] = {}
+        #: The clock: set by the caller before each call (seconds).
+        self.now = 0.0
 
     async def append(
         self,
@@ -203,10 +231,25 @@ class MemoryEventLog:
         del events[: -self.max_events]
 
     async def append_many(
-        self, events: Sequence[tuple[str | None, str, str, str, bytes | None]]
+        self,
+        events: Sequence[tuple[str | None, str, str, str, bytes | None]],
+        streams: Sequence[tuple[str | None, str, str, bytes]] = (),
     ) -> None:
+        for principal, session_id, stream_id, request_id in streams:
+            self._streams[(principal, session_id, stream_id)] = request_id
         for event in events:
             await self.append(*event)
+
+    async def request_of(
+        self, principal: str | None, session_id: str, stream_id: str
+    ) -> bytes | None:
+        return self._streams.get((principal, session_id, stream_id))
+
+    async def beat(self, worker: str, ttl: float) -> None:
+        self._alive[worker] = self.now + ttl
+
+    async def alive(self, worker: str) -> bool:
+        return self._alive.get(worker, self.now) > self.now
 
     async def after(
         self, principal: str | None, session_id: str, event_id: str
@@ -215,6 +258,8 @@ class MemoryEventLog:
 
     async def drop(self, principal: str | None, session_id: str) -> None:
         self._events.pop((principal, session_id), None)
+        for key in [k for k in self._streams if k[:2] == (principal, session_id)]:
+            del self._streams[key]
 
 
 def replay_from(
@@ -234,6 +279,38 @@ def replay_from(
             ]
             return stream_id, later
     return None
+
+
+def answers(messages: Sequence[bytes], request_id: bytes) -> bool:
+    """Whether one of a stream's ``messages`` is the response to the request
+    whose JSON id is ``request_id`` (after which the stream has ended)."""
+    wanted = msgspec.json.decode(request_id)
+    for data in messages:
+        try:
+            message = decode_message(data)
+        except RemoteProtocolError:
+            continue
+        if type(message) in (Response, ErrorResponse) and message.id == wanted:  # type: ignore[union-attr]
+            return True
+    return False
+
+
+def lost_answer(request_id: bytes) -> bytes:
+    """The error response that ends a stream whose worker is gone before it
+    answered: its handler's work is lost with it, and whether it had any
+    effect is unknown (2025-11-25 basic/transports.mdx "Sending Messages to the
+    Server" item 6: the stream SHOULD eventually include a response; an
+    internal error, -32603, is the truth the server can tell)."""
+    return msgspec.json.encode(
+        ErrorResponse(
+            id=msgspec.json.decode(request_id),
+            error=ErrorObject(
+                code=INTERNAL_ERROR,
+                message="the server process answering this request stopped before it "
+                "answered; the result is lost and may or may not have taken effect",
+            ),
+        )
+    )
 
 
 class Bus(Protocol):

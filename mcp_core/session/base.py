@@ -178,6 +178,7 @@ class BaseSession:
         that awaits it)."""
         return request_id in self._requests.pending
 
+    held_here = _requests.held_here
     send_response = _requests.send_response
     send_error = _requests.send_error
     cancel_request = _requests.cancel_request

@@ -459,6 +459,29 @@ def unexpected_answer(session: BaseSession, request_id: RequestId) -> list[Event
     ]
 
 
+def held_here(session: BaseSession, message: Message) -> bool:
+    """Whether ``message`` concerns what this session holds in this process.
+
+    A runtime that shares one session between processes feeds a message to the
+    process that holds what it names, and passes the others on: an answer goes
+    where its request waits, and a cancellation where the request it names is
+    served (2025-11-25 basic/utilities/cancellation.mdx: the receiver stops
+    processing it). Every other message, and a cancellation that cannot be
+    read (ignored wherever it is fed), is held here.
+    """
+    kind = type(message)
+    if kind is Response or kind is ErrorResponse:
+        answered: RequestId | None = message.id  # type: ignore[union-attr]
+        return answered is None or answered in session._requests.pending
+    if kind is not Notification or message.method != "notifications/cancelled":  # type: ignore[union-attr]
+        return True
+    try:
+        request_id = decode_params(message, _cancelled_decoder).request_id  # type: ignore[arg-type]
+    except RemoteProtocolError:
+        return True
+    return request_id is UNSET or request_id in session._requests.incoming
+
+
 # --- shared notifications ---------------------------------------------------------
 
 

@@ -74,6 +74,10 @@ class TaskEngine:
         self._watchers: dict[tuple[str, str], dict[object, Listener]] = {}
         # (principal, task id) -> what stops its work.
         self._stoppers: dict[tuple[str, str], Callable[[], None]] = {}
+        #: Told (principal, task id) when a task is cancelled here whose work
+        #: runs in no task of this process: a runtime whose replicas share the
+        #: store passes it on, and the replica running the work calls `stop`.
+        self.stop_elsewhere: Callable[[str, str], None] | None = None
 
     # --- listening -----------------------------------------------------------------------
 
@@ -324,10 +328,22 @@ class TaskEngine:
         if record.terminal:
             return record
         record = await self._change(record, lambda r: cancelled(r, now))
-        stop = self._stoppers.pop((record.principal, record.task_id), None)
-        if stop is not None:
-            stop()
+        if not self.stop(record.principal, record.task_id) and self.stop_elsewhere is not None:
+            self.stop_elsewhere(record.principal, record.task_id)
         return record
+
+    def stop(self, principal: str, task_id: str) -> bool:
+        """Stop the work of a cancelled task if it runs in this process (a
+        replica that shares the store cancelled it: see `stop_elsewhere`).
+
+        Returns:
+            Whether its work ran here.
+        """
+        stop = self._stoppers.pop((principal, task_id), None)
+        if stop is None:
+            return False
+        stop()
+        return True
 
 
 def _msg(record: TaskRecord, message: str | None, now: float) -> TaskRecord:

@@ -72,13 +72,13 @@ from mcp_core.http.server import HttpEndpoint, HttpServerConfig
 from mcp_core.types import LEGACY_REVISIONS
 from mcp_core.wire import DEFAULT_LIMITS, Message
 from mcp_core.wire.errors import RemoteProtocolError, SharedStateUnavailable
-from mcp_core.wire.jsonrpc import ErrorResponse, Response, decode_message
+from mcp_core.wire.jsonrpc import decode_message
 
 from ..auth.bearer import BearerAuth
 from ..driver import DEFAULT_MAX_CONCURRENCY, Driver
 from ..first_wait import watching
 from ..server_connection import ServerConnection
-from .shared_events import EventShipper, SharedEventStore
+from .shared_events import EventShipper, Follower, SharedEventStore
 from .shared_sessions import Relay, SharedSessions, unavailable
 from .streams import AnswerStream, LegacySession, LegacySseConnection, modern_sink
 
@@ -300,6 +300,7 @@ class HttpService:
             tool_headers=server.tool_header_paths,
             event_store=event_store,
             resource=authenticate.resource if isinstance(authenticate, BearerAuth) else None,
+            stream_prefix="" if self.shipper is None else self.shipper.tag,
         )
         self.sessions: dict[str, LegacySession] = {}
         registry = server.session_registry
@@ -338,6 +339,7 @@ class HttpService:
                 await tg.start(self.relay.run)
             if self.shipper is not None:
                 tg.start_soon(self.shipper.run)
+                tg.start_soon(self.shipper.beat)
             try:
                 yield tg
             finally:
@@ -373,7 +375,8 @@ class HttpService:
                 sse.stream.finish()
 
     def _deliver_reply(self, session_id: str, body: bytes) -> None:
-        # A client's answer another worker received: fed here if awaited here.
+        # A client's answer or cancellation another worker received: fed here
+        # if what it names is here.
         session = self.sessions.get(session_id)
         if session is None:
             return
@@ -381,7 +384,7 @@ class HttpService:
             message = decode_message(body)
         except RemoteProtocolError:
             return
-        if isinstance(message, Response | ErrorResponse) and _awaited(session, message):
+        if session.connection.session.held_here(message):
             session.connection.driver.feed(message)
 
     def _end_here(self, session_id: str) -> None:
@@ -500,7 +503,7 @@ class HttpService:
         elif isinstance(decision, Dispatch):
             await self._dispatch(out, decision, principal)
         elif isinstance(decision, OpenStream):
-            await self._open_stream(out, decision)
+            await self._open_stream(out, decision, head.headers.get("last-event-id"))
         elif isinstance(decision, OpenSseSession):
             await self._sse_session(out, decision)
         elif isinstance(decision, SendOnStream):
@@ -542,8 +545,10 @@ class HttpService:
             await out.reply(Reply(404))
             return
         if decision.accepted is not None:
-            if self.relay is not None and not _awaited(session, decision.message):
-                # Not awaited here: another worker's handler waits for it.
+            message = decision.message
+            held = message is None or session.connection.session.held_here(message)
+            if self.relay is not None and not held:
+                # An answer or a cancellation for another worker's handler.
                 try:
                     await self.relay.route_reply(decision.session_id, decision.body)
                 except SharedStateUnavailable as exc:
@@ -556,6 +561,15 @@ class HttpService:
         stream = session.open(decision)
         stream.attach(out)
         stream_id = decision.stream_id or ""
+        events = endpoint.sessions[decision.session_id].events
+        request_id = decision.request_id
+        if (
+            isinstance(events, SharedEventStore)
+            and request_id is not None
+            and not decision.json_only
+        ):
+            # Any worker can then end it with an error if this one dies.
+            events.name(stream_id, request_id)
         endpoint.attach(decision.session_id, stream_id, anyio.current_time())
         driver = session.connection.driver
         # A batch's handlers run in tasks of their own, side by side, as on stdio.
@@ -671,12 +685,19 @@ class HttpService:
             self.endpoint.end_session(decision.session_id)
             self._end(decision.session_id)
 
-    async def _open_stream(self, out: Responder, decision: OpenStream) -> None:
+    async def _open_stream(self, out: Responder, decision: OpenStream, last: str | None) -> None:
         session = self.sessions.get(decision.session_id)
         stream = session.streams.get(decision.stream_id) if session is not None else None
         now = anyio.current_time()
         self.endpoint.attach(decision.session_id, decision.stream_id, now)
         try:
+            if stream is None and self.shipper is not None:
+                # Not live here: perhaps another worker's, to be followed.
+                http = self.endpoint.sessions[decision.session_id]
+                follower = self.shipper.follower(http, decision.stream_id, last)
+                if follower is not None:
+                    await out.watched(lambda: self._follow(out, decision, follower))
+                    return
             await self._stream_events(out, stream, decision)
         finally:
             if stream is not None:
@@ -739,6 +760,13 @@ class HttpService:
         live = stream
         await out.watched(lambda: self._write_sse(out, live, decision.headers, first + live.take()))
 
+    async def _follow(self, out: Responder, decision: OpenStream, follower: Follower) -> None:
+        # Another worker's stream, from the shared log (replay included).
+        await out.start(200, decision.headers)
+        out.watch()
+        await follower.follow(self.endpoint, out.send, self.timeouts.sse_ping)
+        await out.end()
+
     async def _write_sse(
         self,
         out: Responder,
@@ -781,10 +809,3 @@ class HttpService:
         if stream.overflow:
             raise PeerGone
         await out.end()
-
-
-def _awaited(session: LegacySession, message: Message | None) -> bool:
-    # Whether ``message`` is not an answer, or an answer this worker awaits.
-    if not isinstance(message, Response | ErrorResponse) or message.id is None:
-        return True
-    return session.connection.session.awaits(message.id)

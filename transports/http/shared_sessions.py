@@ -144,18 +144,20 @@ class SharedSessions:
 
 
 class Relay:
-    """Change notifications and ended sessions, between this worker and the
-    others, over the server's `Bus`.
+    """Change notifications, ended sessions and cancelled tasks, between this
+    worker and the others, over the server's `Bus`.
 
     A change made here (the registry's watchers) goes to the bus; one made
     elsewhere comes from it and is handed to this worker's sessions
     (`Server.relay`), which send it where their clients asked for it. A session
-    ended by DELETE on another worker is ended here too.
+    ended by DELETE on another worker is ended here too, and so is the work of
+    a task cancelled on another worker (`TaskEngine.stop_elsewhere`).
     """
 
     CHANGES = "changes"
     ENDED = "ended"
     REPLIES = "replies"
+    STOPS = "stops"
 
     def __init__(
         self,
@@ -186,9 +188,17 @@ class Relay:
         with contextlib.suppress(anyio.WouldBlock):
             self._out_send.send_nowait((self.ENDED, self.origin + b" " + session_id.encode()))
 
+    def _stop_elsewhere(self, principal: str, task_id: str) -> None:
+        body = msgspec.json.encode((principal, task_id))
+        try:
+            self._out_send.send_nowait((self.STOPS, body))
+        except anyio.WouldBlock:
+            log.warning("the bus is behind; task %s may run on until it next looks", task_id)
+
     async def route_reply(self, session_id: str, body: bytes) -> None:
         """A client's answer to a request that another worker's handler awaits
-        (sampling, elicitation, roots): to every worker, for the one that waits.
+        (sampling, elicitation, roots), or its cancellation of a request another
+        worker serves: to every worker, for the one that holds the request.
 
         Raises:
             SharedStateUnavailable: the bus cannot be reached.
@@ -200,6 +210,8 @@ class Relay:
         failed (a worker serves without the bus rather than not at all); a lost
         connection is listened on again, a second later."""
         unwatch = self.server.watch(self._changed)
+        engine = self.server.tasks.engine
+        engine.stop_elsewhere = self._stop_elsewhere
         started = False
         try:
             async with anyio.create_task_group() as tg:
@@ -210,6 +222,7 @@ class Relay:
                             self.bus.listen(self.CHANGES) as changes,
                             self.bus.listen(self.ENDED) as ended,
                             self.bus.listen(self.REPLIES) as replies,
+                            self.bus.listen(self.STOPS) as stops,
                             anyio.create_task_group() as inner,
                         ):
                             if not started:
@@ -218,6 +231,7 @@ class Relay:
                             inner.start_soon(self._until_done, inner, self._take_changes(changes))
                             inner.start_soon(self._until_done, inner, self._take_ended(ended))
                             inner.start_soon(self._until_done, inner, self._take_replies(replies))
+                            inner.start_soon(self._until_done, inner, self._take_stops(stops))
                     except Exception as exc:
                         log.warning("the bus to other workers failed (%r); again in 1 s", exc)
                     if not started:
@@ -226,6 +240,7 @@ class Relay:
                     await anyio.sleep(1.0)
         finally:
             unwatch()
+            engine.stop_elsewhere = None
 
     @staticmethod
     async def _until_done(group: TaskGroup, work: Awaitable[None]) -> None:
@@ -265,6 +280,16 @@ class Relay:
         async for message in messages:
             session_id, _, body = message.partition(b" ")
             self.deliver(session_id.decode(errors="replace"), body)
+
+    async def _take_stops(self, messages: AsyncIterator[bytes]) -> None:
+        # A task cancelled on another worker: its work stops here if it runs here.
+        engine = self.server.tasks.engine
+        async for message in messages:
+            try:
+                principal, task_id = msgspec.json.decode(message, type=tuple[str, str])
+            except msgspec.DecodeError:
+                continue
+            engine.stop(principal, task_id)
 
 
 class _Change(msgspec.Struct):

@@ -212,6 +212,7 @@ class LegacySession:
         self.streams: dict[str, AnswerStream] = {STANDALONE_STREAM: self.standalone}
         self.routes = endpoint.routes(session_id)
         connection.driver.attach(self._sink)
+        connection.cancelled = self._cancelled
 
     def open(self, dispatch: Dispatch) -> AnswerStream:
         """The stream for a dispatched request (the endpoint routes its messages
@@ -240,6 +241,20 @@ class LegacySession:
             if request_id is not None:
                 self.routes.abandon(request_id, stream_id)
         stream.finish()
+
+    def _cancelled(self, request_id: RequestId) -> None:
+        # 2025-11-25 basic/utilities/cancellation.mdx: no response is sent for a
+        # cancelled request, so the stream that waited for one ends now (an
+        # answer that must be JSON has nothing to say: its client, which
+        # cancelled, hangs up). A batch's stream waits for the others.
+        for stream_id, stream in self.streams.items():
+            if stream.request_id == request_id and not stream.batch and not stream.json_only:
+                self.routes.abandon(request_id, stream_id)
+                if stream.mode is None:
+                    stream.mode = "sse"
+                stream.finish()
+                del self.streams[stream_id]
+                return
 
     def _sink(self, messages: list[Message], related: RequestId | None) -> None:
         route = self.routes.route

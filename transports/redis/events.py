@@ -1,5 +1,8 @@
 """SSE events on Redis Streams: one stream per session, capped in length.
 
+Beside it, a hash per session names the request each SSE stream answers, and a
+key per worker, renewed while it runs, says it is alive.
+
 An event is a stream entry ``{s: stream id, e: event id, m: message}`` (no ``m``
 for a priming event); the worker that sent it named it (2025-11-25
 basic/transports.mdx "Resumability and Redelivery"). Appending is one round trip
@@ -31,10 +34,13 @@ return id
 """
 
 
-# Several events at once: ARGV[1] the length cap, ARGV[2] the TTL in ms, then groups
-# of five (stream, event id, has message, message, index of its key): one round trip.
+# Several events at once, and names of streams: ARGV[1] the length cap, ARGV[2] the
+# TTL in ms, ARGV[3] how many events; then the events in groups of five (stream,
+# event id, has message, message, index of its key), then the names in groups of
+# three (stream, request id, index of its key): one round trip.
 _APPEND_MANY = """
-for i = 3, #ARGV, 5 do
+local i = 4
+for _ = 1, tonumber(ARGV[3]) do
   local key = KEYS[tonumber(ARGV[i + 4])]
   if ARGV[i + 2] == '1' then
     redis.call('XADD', key, 'MAXLEN', '=', ARGV[1], '*', 's', ARGV[i], 'e', ARGV[i + 1],
@@ -43,6 +49,13 @@ for i = 3, #ARGV, 5 do
     redis.call('XADD', key, 'MAXLEN', '=', ARGV[1], '*', 's', ARGV[i], 'e', ARGV[i + 1])
   end
   redis.call('PEXPIRE', key, ARGV[2])
+  i = i + 5
+end
+while i <= #ARGV do
+  local key = KEYS[tonumber(ARGV[i + 2])]
+  redis.call('HSET', key, ARGV[i], ARGV[i + 1])
+  redis.call('PEXPIRE', key, ARGV[2])
+  i = i + 3
 end
 return 1
 """
@@ -89,18 +102,50 @@ class RedisEventLog:
         )
 
     async def append_many(
-        self, events: Sequence[tuple[str | None, str, str, str, bytes | None]]
+        self,
+        events: Sequence[tuple[str | None, str, str, str, bytes | None]],
+        streams: Sequence[tuple[str | None, str, str, bytes]] = (),
     ) -> None:
         keys: list[str] = []
-        args: list[Any] = [self.max_events, self.ttl_ms]
-        for principal, session_id, stream_id, event_id, message in events:
-            key = self._key(principal, session_id)
+
+        def index(key: str) -> int:
             if key not in keys:
                 keys.append(key)
-            index = keys.index(key) + 1
-            args += [stream_id, event_id, "0" if message is None else "1", message or b"", index]
+            return keys.index(key) + 1
+
+        args: list[Any] = [self.max_events, self.ttl_ms, len(events)]
+        for principal, session_id, stream_id, event_id, message in events:
+            has = "0" if message is None else "1"
+            at = index(self._key(principal, session_id))
+            args += [stream_id, event_id, has, message or b"", at]
+        for principal, session_id, stream_id, request_id in streams:
+            args += [stream_id, request_id, index(self._streams_key(principal, session_id))]
         if keys:
             await self.connection.script(_APPEND_MANY, keys, args)
+
+    def _streams_key(self, principal: str | None, session_id: str) -> str:
+        return self.connection.key("streams", principal, session_id)
+
+    async def request_of(
+        self, principal: str | None, session_id: str, stream_id: str
+    ) -> bytes | None:
+        client = self.connection.client
+        found = await self.connection.run(
+            client.hget(self._streams_key(principal, session_id), stream_id)
+        )
+        return None if found is None else _raw(found)
+
+    async def beat(self, worker: str, ttl: float) -> None:
+        key = self.connection.key("worker", None, worker)
+        client = self.connection.client
+        await self.connection.run(client.set(key, b"1", px=max(1, int(ttl * 1000))))
+
+    async def alive(self, worker: str) -> bool:
+        client = self.connection.client
+        found = await self.connection.run(
+            client.exists([self.connection.key("worker", None, worker)])
+        )
+        return bool(found)
 
     async def after(
         self, principal: str | None, session_id: str, event_id: str
@@ -121,7 +166,8 @@ class RedisEventLog:
 
     async def drop(self, principal: str | None, session_id: str) -> None:
         client = self.connection.client
-        await self.connection.run(client.delete([self._key(principal, session_id)]))
+        keys = [self._key(principal, session_id), self._streams_key(principal, session_id)]
+        await self.connection.run(client.delete(keys))
 
 
 def _text(value: str | bytes | None) -> str:

@@ -33,6 +33,7 @@ from mcp_core.types.base import (
 from mcp_core.types.methods import LEGACY_REVISIONS
 from mcp_core.types.server import CallToolRequestParams, CallToolResult
 from mcp_core.wire import encode_message
+from mcp_core.wire.jsonrpc import decode_message
 
 LEGACY = ("2025-11-25",)
 SERVER_INFO = Implementation(name="s", version="1")
@@ -709,3 +710,32 @@ def test_an_unreadable_message_gets_a_parse_error_with_a_null_id() -> None:
     session.close()
     assert session.receive_unreadable("again") == []
     assert wire(session) == []
+
+
+def test_held_here_names_the_process_a_message_is_for() -> None:
+    # A runtime that shares a session between processes feeds each message
+    # where what it names is: an answer where its request waits, a
+    # cancellation where the request is served; anything else anywhere.
+    s = initialized_server()
+    feed(s, {"jsonrpc": "2.0", "id": "a", "method": "tools/list"})
+    asked = s.send_request("ping")
+
+    def held(obj: dict[str, Any]) -> bool:
+        return s.held_here(decode_message(json.dumps({"jsonrpc": "2.0", **obj}).encode()))
+
+    def cancel(params: Any) -> dict[str, Any]:
+        return {"method": "notifications/cancelled", "params": params}
+
+    assert held(cancel({"requestId": "a"}))
+    assert not held(cancel({"requestId": "b"}))
+    assert not held(cancel({"requestId": asked}))
+    # Unreadable, or naming nothing: ignored wherever it is fed.
+    assert held(cancel({"requestId": [1]}))
+    assert held(cancel({}))
+    assert held({"method": "notifications/roots/list_changed"})
+    assert held({"id": asked, "result": {}})
+    assert not held({"id": "a", "result": {}})
+    assert held({"id": None, "error": {"code": -32700, "message": "unreadable"}})
+    # Cancelled, the request is held nowhere any more.
+    feed(s, {"jsonrpc": "2.0", **cancel({"requestId": "a"})})
+    assert not held(cancel({"requestId": "a"}))

@@ -145,6 +145,30 @@ def test_cancel_is_idempotent_and_final() -> None:
     assert run(tasks.cancel(None, other.task_id, 2.0)) == done
 
 
+def test_a_task_cancelled_on_another_replica_is_stopped_where_it_runs() -> None:
+    # Two replicas on one store: the work runs on the first, the cancel comes
+    # to the second, which tells the first (a runtime carries the message).
+    store = MemoryTaskStore()
+    runner, other = TaskEngine(store), TaskEngine(store)
+    told: list[tuple[str, str]] = []
+    other.stop_elsewhere = lambda principal, task_id: told.append((principal, task_id))
+    stopped: list[str] = []
+    record = run(runner.create("ada", MODERN, 0.0))
+    runner.on_stop(record, lambda: stopped.append(record.task_id))
+    assert run(other.cancel("ada", record.task_id, 1.0)).status == "cancelled"
+    assert told == [("ada", record.task_id)] and stopped == []
+    # Only the replica running the work stops it, once.
+    assert not other.stop("ada", record.task_id)
+    assert runner.stop(*told[0]) and stopped == [record.task_id]
+    assert not runner.stop(*told[0])
+    # Cancelled where it runs, nobody else is told.
+    second = run(runner.create("ada", MODERN, 0.0))
+    runner.on_stop(second, lambda: stopped.append(second.task_id))
+    runner.stop_elsewhere = lambda principal, task_id: told.append((principal, task_id))
+    run(runner.cancel("ada", second.task_id, 1.0))
+    assert stopped[-1] == second.task_id and len(told) == 1
+
+
 def test_input_requests_are_keyed_partial_and_never_reused() -> None:
     tasks = engine()
     record = run(tasks.create(None, MODERN, 0.0))

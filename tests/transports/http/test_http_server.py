@@ -25,6 +25,7 @@ from http_helpers import (
     make_server,
     modern_headers,
     open_session,
+    reply_of,
     running,
 )
 
@@ -138,6 +139,29 @@ async def test_a_legacy_handler_streams_what_it_sends_while_it_runs() -> None:
         gates.release.set()
         assert [m["id"] for m in data(await client.events())] == [9]
         assert not gates.cancelled.is_set()
+
+
+async def test_a_cancelled_legacy_call_ends_its_stream_without_a_response() -> None:
+    # 2025-11-25 basic/utilities/cancellation.mdx: the receiver stops the
+    # request and does not answer it; its stream has nothing more to carry.
+    gates = Gates()
+    async with running(make_server(gates)) as port, RawClient(port) as client:
+        session_id = await open_session(client)
+        await client.send("POST", call("hang", {}, id=4), mcp_session_id=session_id)
+        with anyio.fail_after(LIMIT):
+            await gates.started.wait()
+            async with RawClient(port) as other:
+                cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
+                cancel["params"] = {"requestId": 4}  # type: ignore[assignment]
+                await other.send("POST", cancel, mcp_session_id=session_id)
+                assert (await other.answer()).status == 202
+            head = await client.head()
+            assert head.headers["content-type"] == "text/event-stream"
+            assert data(await client.events()) == []
+            await gates.cancelled.wait()
+        # The connection serves the next request.
+        await client.send("POST", call("echo", {"text": "on"}, id=5), mcp_session_id=session_id)
+        assert (await reply_of(client))["result"]["content"][0]["text"] == "on"
 
 
 async def test_a_client_that_stops_reading_is_cut_off_and_its_request_cancelled() -> None:

@@ -145,10 +145,13 @@ async def test_every_redis_key_has_a_ttl(redis_server: RedisProcess) -> None:
             await b.tasks.create(task("t1", ttl_ms=None), 100.0)
             await b.sessions.put(session("s1"), 60.0)
             await b.events.append("alice", "s1", "0", "0-1", b"{}")
+            await b.events.append_many([], [("alice", "s1", "w.1", b"1")])
+            await b.events.beat("w.", 60.0)
             client = b.once.connection.client
             prefix = b.once.connection.prefix
             keys = [key async for key in client.scan_iter(match=f"{prefix}:*")]
-            assert len(keys) == 5  # once, task, task index, session, events
+            # once, task, task index, session, events, streams, worker
+            assert len(keys) == 7
             for key in keys:
                 assert await client.pttl(key) > 0, key
             # The principal is in no key, only its digest.
@@ -200,3 +203,33 @@ async def test_events_appended_together_replay_as_if_one_by_one(
             )
             assert await b.events.after("alice", "t", "0-a1") == ("0", [])
             await b.events.append_many([])
+
+
+async def test_streams_are_named_for_their_request_and_workers_are_alive_while_they_beat(
+    backend_kind: str, redis_or_none: RedisProcess
+) -> None:
+    with anyio.fail_after(LIMIT):
+        async with backends(backend_kind, redis_or_none) as b:
+            log = b.events
+            await log.append_many(
+                [("alice", "s", "w.1", "w.1-w.1", None)], [("alice", "s", "w.1", b'"r-1"')]
+            )
+            await log.append_many([], [("alice", "s", "w.2", b"7")])
+            assert await log.request_of("alice", "s", "w.1") == b'"r-1"'
+            assert await log.request_of("alice", "s", "w.2") == b"7"
+            assert await log.request_of("bob", "s", "w.1") is None
+            assert await log.request_of("alice", "s", "w.3") is None
+            assert await log.after("alice", "s", "w.1-w.1") == ("w.1", [])
+            await log.drop("alice", "s")
+            assert await log.request_of("alice", "s", "w.1") is None
+            assert not await log.alive("w.")
+            await log.beat("w.", 60.0)
+            assert await log.alive("w.")
+            assert not await log.alive("v.")
+            # A beat lasts its ttl (on the caller's clock in memory).
+            await log.beat("v.", 0.05)
+            if backend_kind == "memory":
+                log.now += 0.06
+            while await log.alive("v."):
+                await anyio.sleep(0.01)
+            assert await log.alive("w.")

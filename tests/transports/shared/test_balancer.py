@@ -6,17 +6,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
+from typing import Any
 
 import anyio
 import pytest
 from balancer_helpers import (
     LIMIT,
     META,
+    MODERN,
     WORKERS,
     AsgiDeployment,
     Deployment,
     Legacy,
     Modern,
+    pause_call,
+    ports_by_pid,
+    stopped_on,
 )
 from http_helpers import RawClient, data, has_response, modern_headers
 from redis_helpers import RedisProcess
@@ -233,11 +238,8 @@ async def test_a_sampling_answer_posted_to_another_worker_reaches_the_tool(
 ) -> None:
     session = Legacy(deployment.port)
     await session.open({"sampling": {}})
-    by_pid = {}
-    for port in deployment.worker_ports:
-        one = Modern(port)
-        by_pid[await one.text("worker")] = port
-    headers = {"mcp_session_id": session.session_id, "mcp_protocol_version": "2025-11-25"}
+    by_pid = await ports_by_pid(deployment)
+    headers = session.headers
     call = {
         "jsonrpc": "2.0",
         "id": 7,
@@ -303,3 +305,115 @@ async def test_a_list_change_on_one_worker_reaches_subscriptions_listen_on_every
                 assert heard[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == (
                     "listen-1"
                 )
+
+
+async def test_a_cancellation_posted_to_another_worker_stops_the_call(
+    deployment: Deployment,
+) -> None:
+    # 2025-11-25 basic/utilities/cancellation.mdx: the receiver stops the
+    # request and sends no response; the worker that gets the notification
+    # passes it to the one running the call.
+    session = Legacy(deployment.port)
+    await session.open()
+    by_pid = await ports_by_pid(deployment)
+    label = f"call{id(session)}"
+    headers = session.headers
+    call = pause_call(7, 60, label=label)
+    cancel = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": 7, "reason": "enough"},
+    }
+    with anyio.fail_after(LIMIT):
+        async with RawClient(deployment.port) as raw:
+            await raw.send("POST", call, **headers)
+            assert (await raw.head()).headers["content-type"] == "text/event-stream"
+            # The progress notice names the worker running the call.
+            runner = data(await raw.events(lambda got: bool(data(got))))[-1]["params"]["message"]
+            other = next(port for pid, port in by_pid.items() if pid != runner)
+            async with RawClient(other) as elsewhere:
+                await elsewhere.send("POST", cancel, **headers)
+                assert (await elsewhere.answer()).status == 202
+            # The call's stream ends, without a response.
+            rest = await raw.events()
+        assert not has_response(rest)
+    await stopped_on(by_pid[runner], label)
+
+
+async def _result(era: str, port: int, session_id: str, method: str, params: dict[str, Any]) -> Any:
+    # One request of either era, straight to the worker on ``port``.
+    if era == MODERN:
+        return await Modern(port).result(method, params)
+    legacy = Legacy(port)
+    legacy.session_id = session_id
+    status, reply, _ = await legacy.post(
+        {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    )
+    assert status == 200 and "result" in reply, reply
+    return reply["result"]
+
+
+@pytest.mark.parametrize("era", [MODERN, "2025-11-25"])
+async def test_a_task_cancelled_on_another_worker_stops_there_at_once(
+    deployment: Deployment, era: str
+) -> None:
+    # The task's handler waits forever, touching nothing: the worker that
+    # takes tasks/cancel tells the one running it, which cancels it.
+    by_pid = await ports_by_pid(deployment)
+    session_id = ""
+    if era != MODERN:
+        session = Legacy(deployment.port)
+        await session.open()
+        session_id = session.session_id
+    target = f"forever-{era}-{id(by_pid)}"
+    call = {"name": "build", "arguments": {"target": target}}
+    if era == MODERN:
+        task_id = (await _result(era, deployment.port, "", "tools/call", call))["taskId"]
+    else:
+        made = await _result(era, deployment.port, session_id, "tools/call", {**call, "task": {}})
+        task_id = made["task"]["taskId"]
+    port = deployment.worker_ports[0]
+    with anyio.fail_after(LIMIT):
+        while not (
+            seen := await _result(era, port, session_id, "tasks/get", {"taskId": task_id})
+        ).get("statusMessage"):
+            await anyio.sleep(0.02)
+    runner = seen["statusMessage"].rsplit(" ", 1)[1]
+    other = next(port for pid, port in by_pid.items() if pid != runner)
+    cancelled = await _result(era, other, session_id, "tasks/cancel", {"taskId": task_id})
+    if era != MODERN:
+        assert cancelled["status"] == "cancelled"
+    await stopped_on(by_pid[runner], target)
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2025-06-18"])
+async def test_a_call_whose_connection_is_cut_is_resumed_on_another_worker(
+    deployment: Deployment, version: str
+) -> None:
+    # 2025-11-25 basic/transports.mdx "Resumability and Redelivery": the
+    # stream goes on where the call runs; a GET with Last-Event-ID to another
+    # worker replays what the client missed, then what comes, to the response.
+    session = Legacy(deployment.port, version)
+    await session.open()
+    by_pid = await ports_by_pid(deployment)
+    headers = session.headers
+    call = pause_call(8, 1)
+    with anyio.fail_after(LIMIT):
+        async with RawClient(deployment.port) as raw:
+            await raw.send("POST", call, **headers)
+            assert (await raw.head()).headers["content-type"] == "text/event-stream"
+            seen = await raw.events(lambda got: bool(data(got)))
+        # Cut: the client read up to the progress notice (after a priming
+        # event in 2025-11-25), which names the worker running the call.
+        runner = data(seen)[-1]["params"]["message"]
+        other = next(port for pid, port in by_pid.items() if pid != runner)
+        async with RawClient(other) as again:
+            await again.send("GET", last_event_id=seen[0].id, **headers)
+            assert (await again.head()).status == 200
+            resumed = await again.events()
+    assert [(e.id, e.data) for e in resumed[: len(seen) - 1]] == [(e.id, e.data) for e in seen[1:]]
+    assert data(resumed)[-1] == {
+        "jsonrpc": "2.0",
+        "id": 8,
+        "result": {"content": [{"type": "text", "text": runner}]},
+    }
