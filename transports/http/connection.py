@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final
 
 import anyio
@@ -17,7 +17,7 @@ from anyio.abc import SocketAttribute, SocketStream, TaskGroup
 
 from mcp_core.http.decisions import Headers, HttpRequest, Reply
 
-from .head_lines import lines_of, with_lines
+from .head_lines import response_head, with_lines
 from .service import PeerGone
 
 if TYPE_CHECKING:
@@ -304,18 +304,16 @@ class HttpConnection:
         if scope.cancelled_caught:
             raise PeerGone
 
-    def _head(self, status: int, headers: Iterable[tuple[str, str]]) -> bytes:
-        own, lines = lines_of(headers)
-        if self.owner.stopping and ("connection", "close") not in own:
-            own.append(("connection", "close"))  # the last answer on this connection
-        response = h11.Response(status_code=status, headers=own)
+    def _head(self, status: int, headers: Headers) -> bytes:
+        if self.owner.stopping and _CLOSE not in headers:
+            headers = (*headers, _CLOSE)  # the last answer on this connection
+        response, lines = response_head(status, headers)
         return with_lines(self.h11.send(response) or b"", lines)
 
     async def reply(self, reply: Reply) -> None:
-        own = [("content-length", str(len(reply.body)))]
-        if reply.close:
-            own.append(("connection", "close"))
-        data = self._head(reply.status, (*reply.headers, *own))
+        length = ("content-length", str(len(reply.body)))
+        own = (length, _CLOSE) if reply.close else (length,)
+        data = self._head(reply.status, reply.headers + own)
         if reply.body:
             data += self.h11.send(h11.Data(data=reply.body)) or b""
         await self._send(data + (self.h11.send(_END) or b""))
@@ -378,6 +376,7 @@ class HttpConnection:
 
 
 _END: Final = h11.EndOfMessage()
+_CLOSE: Final = ("connection", "close")
 _SHUTTING_DOWN: Final = Reply(
     503,
     (("content-type", "text/plain"), ("retry-after", "1")),

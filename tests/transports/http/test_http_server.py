@@ -177,6 +177,29 @@ async def test_keep_alive_serves_many_requests_on_one_connection() -> None:
             assert (await client.answer()).json()["id"] == n
 
 
+async def test_every_json_answer_head_on_a_connection_is_the_same_bytes() -> None:
+    # The head is remembered after the first answer (transports/http/head_lines.py
+    # `response_head`): each answer's head is still written whole, byte for byte
+    # what h11 writes, and h11 keeps the connection alive for the next request.
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        heads = []
+        for n in range(3):
+            request = call("echo", {"text": "x"}, id=n, _meta=META)
+            await client.send("POST", request, **modern_headers("tools/call", "echo"))
+            raw = b""
+            with anyio.fail_after(LIMIT):
+                while b"\r\n\r\n" not in raw:
+                    raw += await client.sock.receive()
+                head, _, body = raw.partition(b"\r\n\r\n")
+                while len(body) < int(head.split(b"content-length: ")[1].split(b"\r\n")[0]):
+                    body += await client.sock.receive()
+            heads.append(head)
+            client.h11.receive_data(head + b"\r\n\r\n" + body)
+            assert (await client.answer()).json()["id"] == n
+        expected = b"HTTP/1.1 200 \r\ncontent-length: %d\r\ncontent-type: application/json"
+        assert heads == [expected % len(body)] * 3
+
+
 async def test_a_slow_head_is_cut_off() -> None:
     timeouts = HttpTimeouts(head=0.05)
     async with running(make_server(Gates()), timeouts) as port, RawClient(port) as client:
