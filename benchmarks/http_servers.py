@@ -131,12 +131,14 @@ def spawn(kind: str, *, backend: str = "asyncio", answers: str = "default") -> I
 
 
 @contextmanager
-def listening(argv: list[str], port: int, what: str) -> Iterator[subprocess.Popen[bytes]]:
+def listening(
+    argv: list[str], port: int, what: str, within: float = _START_SECONDS
+) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``argv``; yields the process once it accepts connections on ``port``, and
     terminates it after.
 
     Raises:
-        RuntimeError: it exited, or did not listen within 30 s.
+        RuntimeError: it exited, or did not listen within ``within`` seconds.
     """
     # The server's stderr (its shutdown line on SIGTERM, any log) is kept out of the
     # report and shown only when it fails to start.
@@ -145,7 +147,7 @@ def listening(argv: list[str], port: int, what: str) -> Iterator[subprocess.Pope
             argv, cwd=_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors
         )
         try:
-            deadline = time.monotonic() + _START_SECONDS
+            deadline = time.monotonic() + within
             while True:
                 if process.poll() is not None:
                     errors.seek(0)
@@ -156,7 +158,7 @@ def listening(argv: list[str], port: int, what: str) -> Iterator[subprocess.Pope
                     break
                 except OSError:
                     if time.monotonic() > deadline:
-                        raise RuntimeError(f"{what} did not listen within 30 s") from None
+                        raise RuntimeError(f"{what} did not listen within {within:g} s") from None
                     time.sleep(0.05)
             yield process
         finally:

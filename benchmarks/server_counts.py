@@ -35,7 +35,8 @@ def count(kind: str, era: str, answers: str, connections: int, backend: str, cal
     argv = ["valgrind", "-q", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable]
     argv += ["-m", "benchmarks.http_servers", kind, str(port)]
     argv += ["--answers", answers, "--backend", backend]
-    with listening(argv, port, f"{kind} under callgrind") as process:
+    # Python starts slowly under callgrind, the more so on a loaded machine.
+    with listening(argv, port, f"{kind} under callgrind", within=300.0) as process:
         client = RawHttpClient("127.0.0.1", port, connections)
         host = f"127.0.0.1:{port}"
         request_for: Requester = (
