@@ -104,6 +104,7 @@ class Answering:
     endpoint: HttpEndpoint
     timeouts: HttpTimeouts
     _tg: TaskGroup | None
+    now: Callable[[], float]
 
     async def _serve_here(
         self,
@@ -217,7 +218,7 @@ class Answering:
             return
         await out.start(200, head, data)
         ping = self.timeouts.sse_ping
-        close_at = None if poll_after is None else anyio.current_time() + poll_after
+        close_at = None if poll_after is None else self.now() + poll_after
         while True:
             if stream.items:
                 data = stream.take()
@@ -228,7 +229,7 @@ class Answering:
                 continue
             if stream.done or stream.overflow:
                 break
-            left = ping if close_at is None else min(ping, close_at - anyio.current_time())
+            left = ping if close_at is None else min(ping, close_at - self.now())
             if left <= 0:
                 # Polling: its events wait in the event store for the client's GET.
                 stream.detach(out)

@@ -99,6 +99,7 @@ class HttpConnection:
         self._got = _Signal()  # the reader gave h11 something (data, or the end)
         self._watch: anyio.CancelScope | None = None
         self._deadline: anyio.CancelScope | None = None
+        self._now = owner.service.now
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -172,12 +173,12 @@ class HttpConnection:
             idle = self.owner.idle
             idle[self] = None
             try:
-                await self._receive_within(anyio.current_time() + self.timeouts.keep_alive)
+                await self._receive_within(self._now() + self.timeouts.keep_alive)
             finally:
                 idle.pop(self, None)
             event = self.h11.next_event()
             if event is h11.NEED_DATA:
-                deadline = anyio.current_time() + self.timeouts.head
+                deadline = self._now() + self.timeouts.head
                 while event is h11.NEED_DATA:
                     await self._receive_within(deadline)
                     event = self.h11.next_event()
@@ -193,7 +194,7 @@ class HttpConnection:
             event = self.h11.next_event()
             if event is h11.NEED_DATA:
                 if deadline is None:
-                    deadline = anyio.current_time() + self.timeouts.body
+                    deadline = self._now() + self.timeouts.body
                 await self._receive_within(deadline)
             elif isinstance(event, h11.Data):
                 size += len(event.data)
@@ -238,18 +239,19 @@ class HttpConnection:
                 await self.reply(_SHUTTING_DOWN)
                 await self._linger()
                 return
-            if _framed_twice(request):
+            # raw_items(): one list, where iterating h11's Headers costs two
+            # Python calls a field (benchmarks/README.md, issue 20).
+            head = HttpRequest.from_pairs(
+                request.method, request.target, request.headers.raw_items(), client=self.client
+            )
+            fields = head.headers
+            if "content-length" in fields and "transfer-encoding" in fields:
                 # RFC 9112 section 6.3: a request with both Transfer-Encoding and
                 # Content-Length is a smuggling attempt as often as a mistake; the
                 # server MUST close the connection after responding.
                 await self._fail(400)
                 await self._linger()
                 return
-            # raw_items(): one list, where iterating h11's Headers costs two
-            # Python calls a field (benchmarks/README.md, issue 20).
-            head = HttpRequest.from_pairs(
-                request.method, request.target, request.headers.raw_items(), client=self.client
-            )
             admitted = await service.admit(head)
             if isinstance(admitted, Reply) and admitted.close:
                 await self.reply(admitted)
@@ -295,7 +297,7 @@ class HttpConnection:
         # A bare deadline scope rather than fail_after (two generator context
         # managers and three backend lookups more, for every answer): the scope
         # catches only its own deadline, which is then the write timeout.
-        scope = anyio.CancelScope(deadline=anyio.current_time() + self.timeouts.write)
+        scope = anyio.CancelScope(deadline=self._now() + self.timeouts.write)
         try:
             with scope:
                 await self.sock.send(data)
@@ -388,8 +390,3 @@ _SHUTTING_DOWN: Final = Reply(
 def _address(sock: SocketStream) -> str | None:
     peer = sock.extra(SocketAttribute.remote_address, None)
     return str(peer[0]) if isinstance(peer, tuple) else None
-
-
-def _framed_twice(request: h11.Request) -> bool:
-    names = {name for name, _ in request.headers}
-    return b"content-length" in names and b"transfer-encoding" in names

@@ -72,6 +72,7 @@ from mcp_core.wire.errors import RemoteProtocolError, SharedStateUnavailable
 from mcp_core.wire.jsonrpc import ErrorResponse, Response, decode_message
 
 from ..auth.bearer import BearerAuth
+from ..clock import loop_clock
 from ..driver import DEFAULT_MAX_CONCURRENCY
 from ..server_connection import ServerConnection
 from .admission import Admitted, Authenticate
@@ -156,6 +157,8 @@ class HttpService(Answering):
         #: Live HTTP+SSE (2024-11-05) sessions by id.
         self.sse_sessions: dict[str, LegacySseConnection] = {}
         self._tg: TaskGroup | None = None
+        #: The event loop's clock (`anyio.current_time`), resolved in `running`.
+        self.now: Callable[[], float] = anyio.current_time
 
     @property
     def is_running(self) -> bool:
@@ -177,6 +180,7 @@ class HttpService(Answering):
             raise RuntimeError("the HTTP service is running already")
         async with self.server.running(), anyio.create_task_group() as tg:
             self._tg = tg
+            self.now = loop_clock()
             tg.start_soon(self._sweep)
             if self.relay is not None:
                 await tg.start(self.relay.run)
@@ -194,7 +198,7 @@ class HttpService(Answering):
     async def _sweep(self) -> None:
         while True:
             await anyio.sleep(self.timeouts.session_sweep)
-            for session_id in self.endpoint.expire(anyio.current_time()):
+            for session_id in self.endpoint.expire(self.now()):
                 self._end(session_id)
 
     def end_streams(self, *, in_flight: bool) -> None:
@@ -322,7 +326,7 @@ class HttpService(Answering):
         Raises:
             PeerGone: the client went away before the answer was written.
         """
-        now = anyio.current_time()
+        now = self.now()
         if self.shared is not None:
             refusal = await self.shared.before(
                 head,
@@ -400,7 +404,7 @@ class HttpService(Answering):
         stream = session.open(decision)
         stream.attach(out)
         stream_id = decision.stream_id or ""
-        endpoint.attach(decision.session_id, stream_id, anyio.current_time())
+        endpoint.attach(decision.session_id, stream_id, self.now())
         driver = session.connection.driver
         # A batch's handlers run in tasks of their own, side by side, as on stdio.
         jobs = [] if decision.batch else driver.feed_inline(self._fed(decision))
@@ -434,7 +438,7 @@ class HttpService(Answering):
             raise
         finally:
             stream.detach(out)
-            endpoint.detach(decision.session_id, stream_id, anyio.current_time())
+            endpoint.detach(decision.session_id, stream_id, self.now())
 
     async def _modern(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
         # The request gets a connection of its own and its handler runs here,
@@ -478,14 +482,14 @@ class HttpService(Answering):
     async def _open_stream(self, out: Responder, decision: OpenStream) -> None:
         session = self.sessions.get(decision.session_id)
         stream = session.streams.get(decision.stream_id) if session is not None else None
-        now = anyio.current_time()
+        now = self.now()
         self.endpoint.attach(decision.session_id, decision.stream_id, now)
         try:
             await self._stream_events(out, stream, decision)
         finally:
             if stream is not None:
                 stream.detach(out)
-            self.endpoint.detach(decision.session_id, decision.stream_id, anyio.current_time())
+            self.endpoint.detach(decision.session_id, decision.stream_id, self.now())
 
 
 def _awaited(session: LegacySession, message: Message | None) -> bool:

@@ -222,6 +222,17 @@ async def test_a_malformed_request_gets_400_and_a_close() -> None:
         assert await client.closed()
 
 
+async def test_a_request_with_both_framings_gets_400_and_a_close() -> None:
+    # RFC 9112 section 6.3: Content-Length beside Transfer-Encoding (smuggling).
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        head = b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 5\r\n"
+        await client.sock.send(head + b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        with anyio.fail_after(LIMIT):
+            raw = await client.sock.receive()
+        assert raw.startswith(b"HTTP/1.1 400")
+        assert await client.closed()
+
+
 async def test_an_event_store_factory_serves_every_session() -> None:
     # EventStore is two calls (store, replay_after): a backend of one's own fits.
     from mcp_core.http import MemoryEventStore
