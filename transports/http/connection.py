@@ -7,7 +7,6 @@ answered by the service (`HttpService`), with the server's timeouts.
 from __future__ import annotations
 
 import contextlib
-import math
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final
 
@@ -149,16 +148,16 @@ class HttpConnection:
             self._got.set()
 
     async def _receive_within(self, deadline: float) -> None:
-        # A read bounded by the connection's deadline, which ends the connection
-        # when it passes: one scope for the connection's life, whose deadline is
-        # set only while it waits for a request.
-        scope = self._deadline
-        assert scope is not None
-        scope.deadline = deadline
+        # A read bounded by ``deadline``, which ends the connection when it
+        # passes: the server's sweep (HttpServer.waits) cancels the connection's
+        # one scope then. No timer per read: arming and disarming one in the event
+        # loop for every request cost more than the rest of the wait.
+        waits = self.owner.waits
+        waits[self] = deadline
         try:
             await self._receive()
         finally:
-            scope.deadline = math.inf
+            waits.pop(self, None)
 
     async def _read_head(self) -> h11.Request | None:
         # Timeouts apply only to waits: a request whose head (and body) came in
@@ -207,7 +206,8 @@ class HttpConnection:
                 raise PeerGone
 
     def close_idle(self) -> None:
-        """End this connection, which waits for a request (the server needs room)."""
+        """End this connection, which waits for a request (the server needs room)
+        or for the rest of one past its deadline."""
         self.owner.idle.pop(self, None)
         if self._deadline is not None:
             self._deadline.cancel()

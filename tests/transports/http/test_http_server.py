@@ -213,6 +213,20 @@ async def test_an_idle_connection_is_closed() -> None:
         assert await client.closed()
 
 
+async def test_a_connection_idle_after_its_requests_is_closed() -> None:
+    # Each wait for a request has its own deadline (the server's sweep of
+    # HttpServer.waits): requests answered in time, then the idle wait ends it.
+    timeouts = HttpTimeouts(keep_alive=0.2)
+    async with running(make_server(Gates()), timeouts) as port, RawClient(port) as client:
+        session_id = await open_session(client, "2025-06-18")
+        for n in range(3):
+            await client.send(
+                "POST", call("echo", {"text": str(n)}, id=n), mcp_session_id=session_id
+            )
+            assert (await client.answer()).json()["id"] == n
+        assert await client.closed()
+
+
 async def test_a_malformed_request_gets_400_and_a_close() -> None:
     async with running(make_server(Gates())) as port, RawClient(port) as client:
         await client.sock.send(b"NOT HTTP AT ALL\r\n\r\n")
