@@ -294,17 +294,24 @@ class HttpConnection:
     # --- writing (the Responder) -------------------------------------------------------------
 
     async def _send(self, data: bytes) -> None:
-        # A bare deadline scope rather than fail_after (two generator context
-        # managers and three backend lookups more, for every answer): the scope
-        # catches only its own deadline, which is then the write timeout.
-        scope = anyio.CancelScope(deadline=self._now() + self.timeouts.write)
+        # The write's deadline is recorded for the server's sweep, which closes
+        # the socket of a write still waiting past it (a client that stopped
+        # reading): the send then fails, PeerGone. No cancel scope and no timer
+        # per write: for a write the socket takes at once, which is nearly every
+        # write, both cost more than the write.
+        writes = self.owner.writes
+        writes[self] = self._now() + self.timeouts.write
         try:
-            with scope:
-                await self.sock.send(data)
+            await self.sock.send(data)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError):
             raise PeerGone from None
-        if scope.cancelled_caught:
-            raise PeerGone
+        finally:
+            writes.pop(self, None)
+
+    async def cut_off(self) -> None:
+        """Close the socket under a write that waited past its deadline."""
+        with contextlib.suppress(Exception):
+            await self.sock.aclose()
 
     def _head(self, status: int, headers: Headers) -> bytes:
         if self.owner.stopping and _CLOSE not in headers:

@@ -157,6 +157,8 @@ class HttpServer:
         self.idle: dict[HttpConnection, None] = {}
         #: Connections waiting to read, with the time their wait ends (`_sweep`).
         self.waits: dict[HttpConnection, float] = {}
+        #: Connections waiting for a write to be taken, with its deadline (`_sweep`).
+        self.writes: dict[HttpConnection, float] = {}
         self.shutdown_grace = shutdown_grace
         #: `shutdown` was called: no request is taken any more.
         self.stopping = False
@@ -297,20 +299,24 @@ class HttpServer:
 
     async def _sweep(self) -> None:
         # Ends the connections whose read waited past its deadline (keep_alive,
-        # head, body): one wake-up every eighth of the shortest of those rather
-        # than a timer armed and disarmed in the event loop for every read. A
-        # wait is cut off within that eighth after its deadline.
-        timeouts = self.timeouts
-        tick = max(_SWEEP_MIN, min(timeouts.keep_alive, timeouts.head, timeouts.body) / 8)
+        # head, body), and closes the socket under a write past ``write``: one
+        # wake-up every eighth of the shortest timeout rather than a timer armed
+        # and disarmed in the event loop for every read and write. A wait is cut
+        # off within that eighth after its deadline.
+        t = self.timeouts
+        tick = max(_SWEEP_MIN, min(t.keep_alive, t.head, t.body, t.write) / 8)
         now = self.service.now
-        waits = self.waits
+        waits, writes = self.waits, self.writes
         while True:
             await anyio.sleep(tick)
-            if waits:
+            if waits or writes:
                 moment = now()
                 for connection in [c for c, deadline in waits.items() if deadline <= moment]:
                     del waits[connection]
                     connection.close_idle()
+                for connection in [c for c, deadline in writes.items() if deadline <= moment]:
+                    del writes[connection]
+                    await connection.cut_off()
 
     def _close_idle(self, every: bool = False) -> bool:
         # Closes the connection that has waited longest for a request (or every
@@ -345,6 +351,7 @@ class HttpServer:
                 del self.connections[connection]
                 self.idle.pop(connection, None)
                 self.waits.pop(connection, None)
+                self.writes.pop(connection, None)
                 if self._emptied is not None and not self.connections:
                     self._emptied.set()
 

@@ -23,9 +23,9 @@ class HttpTimeouts:
             proxies commonly cut idle connections after 30-60 s).
         session_sweep: how often idle sessions are looked for.
 
-    The h11 server looks for reads past ``keep_alive``, ``head`` or ``body``
-    every eighth of the shortest of the three: a wait is cut off at most that
-    much after its deadline.
+    The h11 server looks for reads past ``keep_alive``, ``head`` or ``body``, and
+    writes past ``write``, every eighth of the shortest of the four: a wait is
+    cut off at most that much after its deadline.
 
     Behind ASGI, the ASGI server owns the connection: only ``body``, ``write``,
     ``sse_ping`` and ``session_sweep`` apply.
