@@ -132,13 +132,17 @@ def spawn(kind: str, *, backend: str = "asyncio", answers: str = "default") -> I
 
 @contextmanager
 def listening(
-    argv: list[str], port: int, what: str, env: dict[str, str] | None = None
+    argv: list[str],
+    port: int,
+    what: str,
+    env: dict[str, str] | None = None,
+    within: float = _START_SECONDS,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """Run ``argv`` (in ``env``, or this process's environment); yields the process
     once it accepts connections on ``port``, and terminates it after.
 
     Raises:
-        RuntimeError: it exited, or did not listen within 30 s.
+        RuntimeError: it exited, or did not listen within ``within`` seconds.
     """
     # The server's stderr (its shutdown line on SIGTERM, any log) is kept out of the
     # report and shown only when it fails to start.
@@ -152,7 +156,7 @@ def listening(
             stderr=errors,
         )
         try:
-            deadline = time.monotonic() + _START_SECONDS
+            deadline = time.monotonic() + within
             while True:
                 if process.poll() is not None:
                     errors.seek(0)
@@ -163,7 +167,7 @@ def listening(
                     break
                 except OSError:
                     if time.monotonic() > deadline:
-                        raise RuntimeError(f"{what} did not listen within 30 s") from None
+                        raise RuntimeError(f"{what} did not listen within {within:g} s") from None
                     time.sleep(0.05)
             yield process
         finally:

@@ -27,6 +27,21 @@ from .servers import Requester, _floor, _legacy, _modern
 _TOTAL: Final = re.compile(rb"^(?:summary|totals):\s+(\d+)", re.MULTILINE)
 
 
+def raw_client(era: str, port: int, connections: int) -> tuple[RawHttpClient, Requester]:
+    """The raw client on ``port`` and what it sends in ``era`` (legacy: the session
+    opened already)."""
+    client = RawHttpClient("127.0.0.1", port, connections)
+    host = f"127.0.0.1:{port}"
+    request_for: Requester = (
+        _legacy(client, host)
+        if era == "legacy"
+        else _modern(host)
+        if era == "modern"
+        else _floor(host)
+    )
+    return client, request_for
+
+
 def count(kind: str, era: str, answers: str, connections: int, backend: str, calls: int) -> float:
     """The server's instructions per call."""
     port = free_port()
@@ -35,16 +50,9 @@ def count(kind: str, era: str, answers: str, connections: int, backend: str, cal
     argv = ["valgrind", "-q", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable]
     argv += ["-m", "benchmarks.http_servers", kind, str(port)]
     argv += ["--answers", answers, "--backend", backend]
-    with listening(argv, port, f"{kind} under callgrind") as process:
-        client = RawHttpClient("127.0.0.1", port, connections)
-        host = f"127.0.0.1:{port}"
-        request_for: Requester = (
-            _legacy(client, host)
-            if era == "legacy"
-            else _modern(host)
-            if era == "modern"
-            else _floor(host)
-        )
+    # Python starts slowly under callgrind, the more so on a loaded machine.
+    with listening(argv, port, f"{kind} under callgrind", within=300.0) as process:
+        client, request_for = raw_client(era, port, connections)
         client.run(200, request_for)
         subprocess.run(
             ["callgrind_control", "--zero", str(process.pid)], check=True, capture_output=True

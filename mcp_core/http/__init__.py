@@ -1,6 +1,7 @@
 """Streamable HTTP as sans-IO rules, for servers and clients (both eras).
 
-Server side: `server` (`HttpEndpoint`: given a request head and body, decide the answer),
+Server side: `server` (`HttpEndpoint`: given a request head and body, decide the answer;
+`legacy`, its part with the legacy era's session rules),
 `config`, `decisions` (what it decides), `headers` (media types, Origin and Host),
 `mcp_headers` (the 2026-07-28 `Mcp-Method` / `Mcp-Name` / `Mcp-Param-*` checks),
 `sessions` (legacy sessions and SSE event storage for resumption), `routing` (which

@@ -7,8 +7,7 @@ answered by the service (`HttpService`), with the server's timeouts.
 from __future__ import annotations
 
 import contextlib
-import math
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final
 
 import anyio
@@ -17,7 +16,7 @@ from anyio.abc import SocketAttribute, SocketStream, TaskGroup
 
 from mcp_core.http.decisions import Headers, HttpRequest, Reply
 
-from .head_lines import lines_of, with_lines
+from .head_lines import response_head, with_lines
 from .service import PeerGone
 
 if TYPE_CHECKING:
@@ -99,6 +98,7 @@ class HttpConnection:
         self._got = _Signal()  # the reader gave h11 something (data, or the end)
         self._watch: anyio.CancelScope | None = None
         self._deadline: anyio.CancelScope | None = None
+        self._now = owner.service.now
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -148,16 +148,16 @@ class HttpConnection:
             self._got.set()
 
     async def _receive_within(self, deadline: float) -> None:
-        # A read bounded by the connection's deadline, which ends the connection
-        # when it passes: one scope for the connection's life, whose deadline is
-        # set only while it waits for a request.
-        scope = self._deadline
-        assert scope is not None
-        scope.deadline = deadline
+        # A read bounded by ``deadline``, which ends the connection when it
+        # passes: the server's sweep (HttpServer.waits) cancels the connection's
+        # one scope then. No timer per read: arming and disarming one in the event
+        # loop for every request cost more than the rest of the wait.
+        waits = self.owner.waits
+        waits[self] = deadline
         try:
             await self._receive()
         finally:
-            scope.deadline = math.inf
+            waits.pop(self, None)
 
     async def _read_head(self) -> h11.Request | None:
         # Timeouts apply only to waits: a request whose head (and body) came in
@@ -172,12 +172,12 @@ class HttpConnection:
             idle = self.owner.idle
             idle[self] = None
             try:
-                await self._receive_within(anyio.current_time() + self.timeouts.keep_alive)
+                await self._receive_within(self._now() + self.timeouts.keep_alive)
             finally:
                 idle.pop(self, None)
             event = self.h11.next_event()
             if event is h11.NEED_DATA:
-                deadline = anyio.current_time() + self.timeouts.head
+                deadline = self._now() + self.timeouts.head
                 while event is h11.NEED_DATA:
                     await self._receive_within(deadline)
                     event = self.h11.next_event()
@@ -193,7 +193,7 @@ class HttpConnection:
             event = self.h11.next_event()
             if event is h11.NEED_DATA:
                 if deadline is None:
-                    deadline = anyio.current_time() + self.timeouts.body
+                    deadline = self._now() + self.timeouts.body
                 await self._receive_within(deadline)
             elif isinstance(event, h11.Data):
                 size += len(event.data)
@@ -206,7 +206,8 @@ class HttpConnection:
                 raise PeerGone
 
     def close_idle(self) -> None:
-        """End this connection, which waits for a request (the server needs room)."""
+        """End this connection, which waits for a request (the server needs room)
+        or for the rest of one past its deadline."""
         self.owner.idle.pop(self, None)
         if self._deadline is not None:
             self._deadline.cancel()
@@ -238,18 +239,19 @@ class HttpConnection:
                 await self.reply(_SHUTTING_DOWN)
                 await self._linger()
                 return
-            if _framed_twice(request):
+            # raw_items(): one list, where iterating h11's Headers costs two
+            # Python calls a field (benchmarks/README.md, issue 20).
+            head = HttpRequest.from_pairs(
+                request.method, request.target, request.headers.raw_items(), client=self.client
+            )
+            fields = head.headers
+            if "content-length" in fields and "transfer-encoding" in fields:
                 # RFC 9112 section 6.3: a request with both Transfer-Encoding and
                 # Content-Length is a smuggling attempt as often as a mistake; the
                 # server MUST close the connection after responding.
                 await self._fail(400)
                 await self._linger()
                 return
-            # raw_items(): one list, where iterating h11's Headers costs two
-            # Python calls a field (benchmarks/README.md, issue 20).
-            head = HttpRequest.from_pairs(
-                request.method, request.target, request.headers.raw_items(), client=self.client
-            )
             admitted = await service.admit(head)
             if isinstance(admitted, Reply) and admitted.close:
                 await self.reply(admitted)
@@ -292,24 +294,35 @@ class HttpConnection:
     # --- writing (the Responder) -------------------------------------------------------------
 
     async def _send(self, data: bytes) -> None:
+        # The write's deadline is recorded for the server's sweep, which closes
+        # the socket of a write still waiting past it (a client that stopped
+        # reading): the send then fails, PeerGone. No cancel scope and no timer
+        # per write: for a write the socket takes at once, which is nearly every
+        # write, both cost more than the write.
+        writes = self.owner.writes
+        writes[self] = self._now() + self.timeouts.write
         try:
-            with anyio.fail_after(self.timeouts.write):
-                await self.sock.send(data)
-        except (TimeoutError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await self.sock.send(data)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
             raise PeerGone from None
+        finally:
+            writes.pop(self, None)
 
-    def _head(self, status: int, headers: Iterable[tuple[str, str]]) -> bytes:
-        own, lines = lines_of(headers)
-        if self.owner.stopping and ("connection", "close") not in own:
-            own.append(("connection", "close"))  # the last answer on this connection
-        response = h11.Response(status_code=status, headers=own)
+    async def cut_off(self) -> None:
+        """Close the socket under a write that waited past its deadline."""
+        with contextlib.suppress(Exception):
+            await self.sock.aclose()
+
+    def _head(self, status: int, headers: Headers) -> bytes:
+        if self.owner.stopping and _CLOSE not in headers:
+            headers = (*headers, _CLOSE)  # the last answer on this connection
+        response, lines = response_head(status, headers)
         return with_lines(self.h11.send(response) or b"", lines)
 
     async def reply(self, reply: Reply) -> None:
-        own = [("content-length", str(len(reply.body)))]
-        if reply.close:
-            own.append(("connection", "close"))
-        data = self._head(reply.status, (*reply.headers, *own))
+        length = ("content-length", str(len(reply.body)))
+        own = (length, _CLOSE) if reply.close else (length,)
+        data = self._head(reply.status, reply.headers + own)
         if reply.body:
             data += self.h11.send(h11.Data(data=reply.body)) or b""
         await self._send(data + (self.h11.send(_END) or b""))
@@ -372,6 +385,7 @@ class HttpConnection:
 
 
 _END: Final = h11.EndOfMessage()
+_CLOSE: Final = ("connection", "close")
 _SHUTTING_DOWN: Final = Reply(
     503,
     (("content-type", "text/plain"), ("retry-after", "1")),
@@ -383,8 +397,3 @@ _SHUTTING_DOWN: Final = Reply(
 def _address(sock: SocketStream) -> str | None:
     peer = sock.extra(SocketAttribute.remote_address, None)
     return str(peer[0]) if isinstance(peer, tuple) else None
-
-
-def _framed_twice(request: h11.Request) -> bool:
-    names = {name for name, _ in request.headers}
-    return b"content-length" in names and b"transfer-encoding" in names

@@ -10,6 +10,13 @@
 # its line, which go into the head h11 wrote, before its final empty line. What
 # goes on the wire is what h11 would have written, and h11's state machine sees
 # every field it acts on.
+#
+# A response head is remembered whole, by its status and fields (`response_head`):
+# the h11 `Response` event and the lines of the other fields. h11 takes an event's
+# fields as they are when they are its own `Headers` (what a Response it built
+# holds), so sending a remembered Response again checks nothing again, and h11
+# still sees every response: its state machine and its framing and keep-alive
+# rules run as for a new event.
 
 from __future__ import annotations
 
@@ -19,7 +26,7 @@ from typing import Final
 
 import h11
 
-__all__ = ["lines_of", "with_lines"]
+__all__ = ["lines_of", "response_head", "with_lines"]
 
 H11_FIELDS: Final = frozenset(
     {"host", "content-length", "transfer-encoding", "connection", "expect", "upgrade"}
@@ -36,6 +43,11 @@ _MAX_LINES: Final = 4096
 an argument mirrored in an Mcp-Param header, would otherwise grow the cache)."""
 
 _lines: dict[tuple[str, str], bytes] = {}
+
+_MAX_HEADS: Final = 1024
+"""Distinct response heads kept (the Content-Length is a part of the key)."""
+
+_heads: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[h11.Response, bytes]] = {}
 
 
 def _line(name: str, value: str) -> bytes:
@@ -74,3 +86,22 @@ def lines_of(headers: Iterable[tuple[str, str]]) -> tuple[list[tuple[str, str]],
 def with_lines(head: bytes, lines: bytes) -> bytes:
     """The head h11 wrote, with ``lines`` before its final empty line."""
     return head[:-2] + lines + b"\r\n" if lines else head
+
+
+def response_head(status: int, headers: tuple[tuple[str, str], ...]) -> tuple[h11.Response, bytes]:
+    """The h11 event of a response head with these fields and the lines of those
+    h11 does not read (`lines_of`), made once per distinct head.
+
+    Raises:
+        h11.LocalProtocolError: a field h11 would refuse (as h11 would).
+        UnicodeEncodeError: a name or value that is not ASCII (as with h11).
+    """
+    key = (status, headers)
+    head = _heads.get(key)
+    if head is None:
+        own, lines = lines_of(headers)
+        head = (h11.Response(status_code=status, headers=own), lines)
+        if len(_heads) >= _MAX_HEADS:
+            _heads.clear()
+        _heads[key] = head
+    return head

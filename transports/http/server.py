@@ -87,6 +87,8 @@ DEFAULT_SHUTDOWN_GRACE: Final = 10.0
 without a bound by default; Kubernetes sends SIGKILL 30 s after SIGTERM)."""
 _LAST_WORDS: Final = 1.0
 """Seconds left, past the grace period, for the streams ended then to be written."""
+_SWEEP_MIN: Final = 0.005
+"""The shortest interval between two looks for reads past their deadline."""
 STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGINT)
 """The signals on which `run_http` shuts down gracefully (a second one: at once)."""
 
@@ -153,6 +155,10 @@ class HttpServer:
         #: Open connections, and those waiting for a request, each oldest first.
         self.connections: dict[HttpConnection, None] = {}
         self.idle: dict[HttpConnection, None] = {}
+        #: Connections waiting to read, with the time their wait ends (`_sweep`).
+        self.waits: dict[HttpConnection, float] = {}
+        #: Connections waiting for a write to be taken, with its deadline (`_sweep`).
+        self.writes: dict[HttpConnection, float] = {}
         self.shutdown_grace = shutdown_grace
         #: `shutdown` was called: no request is taken any more.
         self.stopping = False
@@ -198,6 +204,7 @@ class HttpServer:
                 await tg.start(self._stop_on, stop_signals)
             task_status.started(int(listener.extra(SocketAttribute.local_port)))
             self._tg = tg
+            tg.start_soon(self._sweep)
             # One listener per address family; each is a SocketListener, whose
             # accept() we call ourselves.
             *others, last = [one for one in listener.listeners if isinstance(one, SocketListener)]
@@ -290,6 +297,27 @@ class HttpServer:
             else:
                 tg.start_soon(self._serve_socket, sock)
 
+    async def _sweep(self) -> None:
+        # Ends the connections whose read waited past its deadline (keep_alive,
+        # head, body), and closes the socket under a write past ``write``: one
+        # wake-up every eighth of the shortest timeout rather than a timer armed
+        # and disarmed in the event loop for every read and write. A wait is cut
+        # off within that eighth after its deadline.
+        t = self.timeouts
+        tick = max(_SWEEP_MIN, min(t.keep_alive, t.head, t.body, t.write) / 8)
+        now = self.service.now
+        waits, writes = self.waits, self.writes
+        while True:
+            await anyio.sleep(tick)
+            if waits or writes:
+                moment = now()
+                for connection in [c for c, deadline in waits.items() if deadline <= moment]:
+                    del waits[connection]
+                    connection.close_idle()
+                for connection in [c for c, deadline in writes.items() if deadline <= moment]:
+                    del writes[connection]
+                    await connection.cut_off()
+
     def _close_idle(self, every: bool = False) -> bool:
         # Closes the connection that has waited longest for a request (or every
         # idle one); False if every connection is busy.
@@ -322,6 +350,8 @@ class HttpServer:
             finally:
                 del self.connections[connection]
                 self.idle.pop(connection, None)
+                self.waits.pop(connection, None)
+                self.writes.pop(connection, None)
                 if self._emptied is not None and not self.connections:
                     self._emptied.set()
 

@@ -20,13 +20,14 @@
 # `streams`); the task answering the POST (or GET) writes it, one write per batch
 # of events.
 #
-# Handlers run in the task answering their POST (`_serve_here`): a request served
-# at once costs no task and no task switch. A 2026-07-28 handler is cancelled with
-# its answer when the client hangs up; a legacy one is not (a disconnection is no
-# cancellation there). While a handler runs, a writer task (`_Writer`) is started
-# only if the answer must go on meanwhile: messages sent before the response, or a
-# stream whose head and keep-alives are due while the handler waits. The adapter
-# watches for hang-ups only once an answer waits (`Responder.watch`).
+# Handlers run in the task answering their POST (`_serve_here`, in `answers`): a
+# request served at once costs no task and no task switch. A 2026-07-28 handler is
+# cancelled with its answer when the client hangs up; a legacy one is not (a
+# disconnection is no cancellation there). While a handler runs, a writer task
+# (`AnswerWriter`) is started only if the answer must go on meanwhile: messages
+# sent before the response, or a stream whose head and keep-alives are due while
+# the handler waits. The adapter watches for hang-ups only once an answer waits
+# (`Responder.watch`).
 #
 # The deprecated HTTP+SSE transport (2024-11-05) is served beside: its GET opens an
 # `SseSession` that lives exactly as long as that GET's stream, and its POSTs are
@@ -45,10 +46,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from typing import Any, Final, Protocol, TypeAlias
 
 import anyio
 from anyio.abc import TaskGroup
@@ -57,11 +56,9 @@ from mcp_core import REVISIONS, Limits, Server
 from mcp_core.auth import Principal
 from mcp_core.http import EventStore
 from mcp_core.http.decisions import (
-    SSE_HEADERS,
     AuthRefusal,
     Dispatch,
     EndSession,
-    Headers,
     HttpRequest,
     OpenSseSession,
     OpenStream,
@@ -75,12 +72,16 @@ from mcp_core.wire.errors import RemoteProtocolError, SharedStateUnavailable
 from mcp_core.wire.jsonrpc import decode_message
 
 from ..auth.bearer import BearerAuth
-from ..driver import DEFAULT_MAX_CONCURRENCY, Driver
-from ..first_wait import watching
+from ..clock import loop_clock
+from ..driver import DEFAULT_MAX_CONCURRENCY
 from ..server_connection import ServerConnection
+from .admission import Admitted, Authenticate
+from .answers import Answering
+from .responder import PeerGone, Responder
 from .shared_events import EventShipper, Follower, SharedEventStore
 from .shared_sessions import Relay, SharedSessions, unavailable
 from .streams import AnswerStream, LegacySession, LegacySseConnection, modern_sink
+from .timeouts import DEFAULT_TIMEOUTS, HttpTimeouts
 
 __all__ = [
     "DEFAULT_TIMEOUTS",
@@ -95,163 +96,7 @@ __all__ = [
 log = logging.getLogger("mcp_core.http")
 
 
-@dataclass(frozen=True, slots=True)
-class HttpTimeouts:
-    """Seconds the server waits for a client.
-
-    Attributes:
-        keep_alive: an idle connection between requests (browsers and HTTP
-            clients reuse connections within seconds, or not at all).
-        head: from the first byte of a request to the end of its head.
-        body: to read a whole body (4 MiB at a slow 150 KB/s).
-        write: for one write to be taken by a client that stopped reading.
-        sse_ping: quiet time on an SSE stream before a keep-alive comment
-            (2026-07-28 streamable-http.mdx suggests them for long streams;
-            proxies commonly cut idle connections after 30-60 s).
-        session_sweep: how often idle sessions are looked for.
-
-    Behind ASGI, the ASGI server owns the connection: only ``body``, ``write``,
-    ``sse_ping`` and ``session_sweep`` apply.
-    """
-
-    keep_alive: float = 15.0
-    head: float = 10.0
-    body: float = 30.0
-    write: float = 30.0
-    sse_ping: float = 15.0
-    session_sweep: float = 30.0
-
-
-DEFAULT_TIMEOUTS: Final = HttpTimeouts()
-"""The timeouts used when none are given."""
-
-
-AuthResult: TypeAlias = str | Principal | AuthRefusal | None
-Authenticate: TypeAlias = Callable[[HttpRequest], AuthResult | Awaitable[AuthResult]]
-"""An authentication hook: given a request head (method, target, headers), the
-principal it comes from (a str, or a `Principal` with a token's scopes; None for
-anonymous), or an `AuthRefusal` (400, 401 or 403). It may be a plain or an
-``async`` function; it runs before the body is read, on every request of every
-transport, so it should be quick. `transports.auth.BearerAuth` is one for OAuth."""
-
-
-@dataclass(frozen=True, slots=True)
-class Admitted:
-    """A request head that passed `HttpService.admit`, who sent it, and the scopes
-    of its access token (None: not a token's)."""
-
-    principal: str | None = None
-    scopes: frozenset[str] | None = None
-
-
-class PeerGone(Exception):
-    """The client closed the connection, broke it, or stopped reading."""
-
-
-class Responder(Protocol):
-    """How the service writes one response; every method raises `PeerGone` when
-    the client is gone."""
-
-    async def reply(self, reply: Reply) -> None:
-        """Send a whole response with a known length."""
-
-    async def start(
-        self, status: int, headers: Headers, data: bytes = b"", end: bool = False
-    ) -> None:
-        """Send the head of a streamed response, and ``data``, the start of its
-        body; with ``end``, all of it."""
-
-    async def send(self, data: bytes) -> None:
-        """Send a part of a streamed response's body."""
-
-    async def end(self, data: bytes = b"") -> None:
-        """End a streamed response, after ``data``, the last part of its body."""
-
-    async def watched(self, write: Callable[[], Awaitable[None]]) -> None:
-        """Run ``write`` while watching for the client to hang up (from the first
-        `watch` on, at the latest); if it does, cancel ``write`` and raise
-        `PeerGone`."""
-
-    def watch(self) -> bool:
-        """Watch for a hang-up from now on, if not already: a responder may wait
-        for this until ``write`` first waits, as a hang-up matters only to what
-        waits (a write that fails raises `PeerGone` anyway). Returns True."""
-
-    def gone(self) -> None:
-        """The client cannot be written to any more (another task's write
-        failed): cancel what `watched` runs, which then raises `PeerGone`."""
-
-
-class _Writer:
-    """Writes the answer to a request from a task of its own while the request's
-    handler runs in the answering task: started when the handler sends a message
-    before its response, or waits while the answer is a stream (whose head,
-    priming event and keep-alive comments are then due)."""
-
-    def __init__(
-        self,
-        service: HttpService,
-        out: Responder,
-        stream: AnswerStream,
-        decision: Dispatch,
-        on_gone: Callable[[], None] | None,
-    ) -> None:
-        self._service = service
-        self._out = out
-        self._stream = stream
-        self._decision = decision
-        self._on_gone = on_gone
-        self._scope: anyio.CancelScope | None = None
-        self._done: anyio.Event | None = None
-        self._gone = False
-        self.started = False
-
-    def start(self) -> None:
-        """Start writing, once."""
-        if self.started:
-            return
-        self.started = True
-        self._scope = anyio.CancelScope()
-        self._done = anyio.Event()
-        tg = self._service._tg
-        assert tg is not None
-        tg.start_soon(self._run)
-
-    async def _run(self) -> None:
-        assert self._scope is not None and self._done is not None
-        service, out, stream, decision = self._service, self._out, self._stream, self._decision
-        try:
-            with self._scope:
-                if self._on_gone is None:
-                    # Nobody else watches this answer: the writer does.
-                    await out.watched(lambda: service._write_answer(out, stream, decision))
-                else:
-                    await service._write_answer(out, stream, decision)
-        except PeerGone:
-            self._gone = True
-            if self._on_gone is not None:
-                self._on_gone()
-        finally:
-            self._done.set()
-
-    async def finished(self) -> None:
-        """Wait until the answer is written.
-
-        Raises:
-            PeerGone: the client went away meanwhile.
-        """
-        assert self._done is not None
-        await self._done.wait()
-        if self._gone:
-            raise PeerGone
-
-    def stop(self) -> None:
-        """Stop writing (the answer ended, or its client went)."""
-        if self._scope is not None:
-            self._scope.cancel()
-
-
-class HttpService:
+class HttpService(Answering):
     """Serves one `Server` on streamable HTTP, through any HTTP implementation.
 
     Requests are handed to `handle` between `running` and its end.
@@ -313,6 +158,8 @@ class HttpService:
         #: Live HTTP+SSE (2024-11-05) sessions by id.
         self.sse_sessions: dict[str, LegacySseConnection] = {}
         self._tg: TaskGroup | None = None
+        #: The event loop's clock (`anyio.current_time`), resolved in `running`.
+        self.now: Callable[[], float] = anyio.current_time
 
     @property
     def is_running(self) -> bool:
@@ -334,6 +181,7 @@ class HttpService:
             raise RuntimeError("the HTTP service is running already")
         async with self.server.running(), anyio.create_task_group() as tg:
             self._tg = tg
+            self.now = loop_clock()
             tg.start_soon(self._sweep)
             if self.relay is not None:
                 await tg.start(self.relay.run)
@@ -352,7 +200,7 @@ class HttpService:
     async def _sweep(self) -> None:
         while True:
             await anyio.sleep(self.timeouts.session_sweep)
-            for session_id in self.endpoint.expire(anyio.current_time()):
+            for session_id in self.endpoint.expire(self.now()):
                 self._end(session_id)
 
     def end_streams(self, *, in_flight: bool) -> None:
@@ -481,7 +329,7 @@ class HttpService:
         Raises:
             PeerGone: the client went away before the answer was written.
         """
-        now = anyio.current_time()
+        now = self.now()
         if self.shared is not None:
             refusal = await self.shared.before(
                 head,
@@ -570,7 +418,7 @@ class HttpService:
         ):
             # Any worker can then end it with an error if this one dies.
             events.name(stream_id, request_id)
-        endpoint.attach(decision.session_id, stream_id, anyio.current_time())
+        endpoint.attach(decision.session_id, stream_id, self.now())
         driver = session.connection.driver
         # A batch's handlers run in tasks of their own, side by side, as on stdio.
         jobs = [] if decision.batch else driver.feed_inline(self._fed(decision))
@@ -604,7 +452,7 @@ class HttpService:
             raise
         finally:
             stream.detach(out)
-            endpoint.detach(decision.session_id, stream_id, anyio.current_time())
+            endpoint.detach(decision.session_id, stream_id, self.now())
 
     async def _modern(self, out: Responder, decision: Dispatch, principal: str | None) -> None:
         # The request gets a connection of its own and its handler runs here,
@@ -627,46 +475,6 @@ class HttpService:
         finally:
             connection.close()
 
-    async def _serve_here(
-        self,
-        out: Responder,
-        stream: AnswerStream,
-        decision: Dispatch,
-        driver: Driver,
-        jobs: list[Any],
-        on_gone: Callable[[], None] | None,
-    ) -> None:
-        # Serve a request's handler in the task answering its POST (no task to
-        # start, no task switch to wait for it), then write the answer. A handler
-        # that sends something before its response, or that waits while the answer
-        # is a stream, gets a writer task meanwhile (`_Writer`), so that its
-        # messages, and a stream's head and keep-alives, reach the client while it
-        # goes on. ``on_gone``: what to do when the client goes (None: the writer
-        # watches for that itself, as this task is not watched).
-        writer = _Writer(self, out, stream, decision, on_gone)
-        stream.early = writer.start
-
-        def suspended() -> bool:
-            if on_gone is not None:
-                out.watch()
-            if stream.mode == "sse":
-                writer.start()
-            return True
-
-        try:
-            await watching(driver.serve_inline(jobs, scoped=on_gone is None), suspended)
-            # From here on one task writes the answer: the writer, if it started,
-            # else this one (a stream has one writer: Stream.wait has one waiter).
-            stream.early = None
-            if writer.started:
-                out.watch()
-                await writer.finished()
-            else:
-                await self._write_answer(out, stream, decision)
-        finally:
-            stream.early = None
-            writer.stop()
-
     async def _sse_session(self, out: Responder, decision: OpenSseSession) -> None:
         # The HTTP+SSE session lives as long as this response: it ends when the
         # client hangs up (or stops reading), or when the service stops.
@@ -688,7 +496,7 @@ class HttpService:
     async def _open_stream(self, out: Responder, decision: OpenStream, last: str | None) -> None:
         session = self.sessions.get(decision.session_id)
         stream = session.streams.get(decision.stream_id) if session is not None else None
-        now = anyio.current_time()
+        now = self.now()
         self.endpoint.attach(decision.session_id, decision.stream_id, now)
         try:
             if stream is None and self.shipper is not None:
@@ -702,110 +510,11 @@ class HttpService:
         finally:
             if stream is not None:
                 stream.detach(out)
-            self.endpoint.detach(decision.session_id, decision.stream_id, anyio.current_time())
-
-    # --- writing answers -----------------------------------------------------------------
-
-    async def _answer(self, out: Responder, stream: AnswerStream, decision: Dispatch) -> None:
-        # The answer to a dispatched request, JSON or SSE, with the client watched
-        # meanwhile: one that hangs up raises PeerGone.
-        await out.watched(lambda: self._write_answer(out, stream, decision))
-
-    async def _write_answer(self, out: Responder, stream: AnswerStream, decision: Dispatch) -> None:
-        # Every wait for the application watches for a hang-up first (out.watch).
-        if stream.mode is None or (stream.mode == "json" and stream.response is None):
-            out.watch()
-            while stream.mode is None:
-                await stream.wait()
-            while stream.mode == "json" and stream.response is None:
-                await stream.wait()
-        if stream.mode == "json":
-            assert stream.response is not None
-            message, data = stream.response
-            await out.reply(self.endpoint.json_reply(decision, message, data))
-            return
-        first = decision.priming
-        if first is None:
-            # Nothing to say before the first event: wait for it, so that it goes
-            # with the head (a quiet handler's client still gets the head, and a
-            # keep-alive comment, after sse_ping).
-            first = b""
-            if not stream.items and not stream.done:
-                out.watch()
-                with anyio.move_on_after(self.timeouts.sse_ping) as quiet:
-                    await stream.wait()
-                if quiet.cancelled_caught:
-                    first = b":\n\n"
-        head = (*SSE_HEADERS, *decision.headers)
-        if decision.poll_after is not None:
-            # A stream that may end before its response: its client comes back
-            # with a GET, on another connection, as this one stays with the
-            # request's handler until it returns.
-            head = (*head, ("connection", "close"))
-        await self._write_sse(out, stream, head, first + stream.take(), decision.poll_after)
-
-    async def _stream_events(
-        self, out: Responder, stream: AnswerStream | None, decision: OpenStream
-    ) -> None:
-        # A GET stream: the replay, then the live stream if it goes on.
-        first = (decision.priming or b"") + b"".join(decision.replay)
-        if stream is None:
-            # Resuming a stream that has ended: the replay is all there is.
-            await out.reply(Reply(200, decision.headers, first))
-            return
-        # A request's stream that its POST (or an earlier GET) still holds is taken
-        # over: what was queued for that connection is in the replay already.
-        stream.items.clear()
-        stream.attach(out)
-        live = stream
-        await out.watched(lambda: self._write_sse(out, live, decision.headers, first + live.take()))
+            self.endpoint.detach(decision.session_id, decision.stream_id, self.now())
 
     async def _follow(self, out: Responder, decision: OpenStream, follower: Follower) -> None:
         # Another worker's stream, from the shared log (replay included).
         await out.start(200, decision.headers)
         out.watch()
         await follower.follow(self.endpoint, out.send, self.timeouts.sse_ping)
-        await out.end()
-
-    async def _write_sse(
-        self,
-        out: Responder,
-        stream: AnswerStream,
-        head: Headers,
-        first: bytes,
-        poll_after: float | None = None,
-    ) -> None:
-        # What is there goes with the head, and a stream that is complete by then
-        # (a response that came at once) is one write. With ``poll_after``, a
-        # stream still going then is ended (SSE polling: the client comes back
-        # with GET and Last-Event-ID for the rest, kept in the event store).
-        data = first + stream.take() if stream.items else first
-        if stream.done and not stream.overflow:
-            await out.start(200, head, data, end=True)
-            return
-        await out.start(200, head, data)
-        ping = self.timeouts.sse_ping
-        close_at = None if poll_after is None else anyio.current_time() + poll_after
-        while True:
-            if stream.items:
-                data = stream.take()
-                if stream.done and not stream.overflow and not stream.items:
-                    await out.end(data)
-                    return
-                await out.send(data)
-                continue
-            if stream.done or stream.overflow:
-                break
-            left = ping if close_at is None else min(ping, close_at - anyio.current_time())
-            if left <= 0:
-                # Polling: its events wait in the event store for the client's GET.
-                stream.detach(out)
-                break
-            out.watch()
-            with anyio.move_on_after(left) as quiet:
-                await stream.wait()
-            if quiet.cancelled_caught and left == ping:
-                await out.send(b":\n\n")
-        if stream.overflow:
-            raise PeerGone
         await out.end()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import h11
 import pytest
 
-from transports.http.head_lines import lines_of, with_lines
+from transports.http.head_lines import lines_of, response_head, with_lines
 
 HEADERS = [
     ("host", "127.0.0.1:8000"),
@@ -78,3 +78,63 @@ def test_a_response_head_without_other_fields_is_unchanged() -> None:
     own, lines = lines_of([("content-length", "0")])
     head = connection.send(h11.Response(status_code=204, headers=own)) or b""
     assert with_lines(head, lines) == head
+
+
+def _server(
+    request: bytes = b"POST /mcp HTTP/1.1\r\nhost: h\r\ncontent-length: 0\r\n\r\n",
+) -> h11.Connection:
+    connection = h11.Connection(h11.SERVER)
+    connection.receive_data(request)
+    assert isinstance(connection.next_event(), h11.Request)
+    assert connection.next_event() == h11.EndOfMessage()
+    return connection
+
+
+ANSWER = (
+    ("content-type", "application/json"),
+    ("mcp-session-id", "abc"),
+    ("content-length", "2"),
+)
+
+
+def _answer(connection: h11.Connection, remembered: bool) -> bytes:
+    if remembered:
+        response, lines = response_head(200, ANSWER)
+        head = with_lines(connection.send(response) or b"", lines)
+    else:
+        head = connection.send(h11.Response(status_code=200, headers=list(ANSWER))) or b""
+    head += connection.send(h11.Data(data=b"{}")) or b""
+    return head + (connection.send(h11.EndOfMessage()) or b"")
+
+
+def test_a_remembered_head_is_made_once_and_writes_what_h11_writes() -> None:
+    first = response_head(200, ANSWER)
+    assert response_head(200, ANSWER) is first
+    ours, theirs = _server(), _server()
+    for _ in range(3):  # one connection, several requests, each head remembered
+        sent = _answer(ours, remembered=True)
+        expected = _answer(theirs, remembered=False)
+        assert sent.split(b"\r\n", 1)[0] == expected.split(b"\r\n", 1)[0] == b"HTTP/1.1 200 "
+        assert _fields(sent) == _fields(expected)
+        assert sent.endswith(b"\r\n\r\n{}")
+        assert ours.our_state is h11.DONE
+        ours.start_next_cycle()
+        theirs.start_next_cycle()
+        for connection in (ours, theirs):
+            connection.receive_data(b"POST /mcp HTTP/1.1\r\nhost: h\r\ncontent-length: 0\r\n\r\n")
+            connection.next_event()
+            connection.next_event()
+
+
+def test_a_remembered_head_still_follows_h11s_keep_alive_rules() -> None:
+    # The client asked to close: h11 adds Connection: close to the remembered head.
+    connection = _server(b"POST /mcp HTTP/1.1\r\nhost: h\r\nconnection: close\r\n\r\n")
+    sent = _answer(connection, remembered=True)
+    assert b"\r\nconnection: close\r\n" in sent.lower()
+    assert connection.our_state is h11.MUST_CLOSE
+
+
+def test_a_refused_head_is_not_remembered() -> None:
+    for _ in range(2):
+        with pytest.raises(h11.LocalProtocolError):
+            response_head(200, (("x-bad", "a\r\nb"), ("content-length", "0")))

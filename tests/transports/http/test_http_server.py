@@ -201,6 +201,29 @@ async def test_keep_alive_serves_many_requests_on_one_connection() -> None:
             assert (await client.answer()).json()["id"] == n
 
 
+async def test_every_json_answer_head_on_a_connection_is_the_same_bytes() -> None:
+    # The head is remembered after the first answer (transports/http/head_lines.py
+    # `response_head`): each answer's head is still written whole, byte for byte
+    # what h11 writes, and h11 keeps the connection alive for the next request.
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        heads = []
+        for n in range(3):
+            request = call("echo", {"text": "x"}, id=n, _meta=META)
+            await client.send("POST", request, **modern_headers("tools/call", "echo"))
+            raw = b""
+            with anyio.fail_after(LIMIT):
+                while b"\r\n\r\n" not in raw:
+                    raw += await client.sock.receive()
+                head, _, body = raw.partition(b"\r\n\r\n")
+                while len(body) < int(head.split(b"content-length: ")[1].split(b"\r\n")[0]):
+                    body += await client.sock.receive()
+            heads.append(head)
+            client.h11.receive_data(head + b"\r\n\r\n" + body)
+            assert (await client.answer()).json()["id"] == n
+        expected = b"HTTP/1.1 200 \r\ncontent-length: %d\r\ncontent-type: application/json"
+        assert heads == [expected % len(body)] * 3
+
+
 async def test_a_slow_head_is_cut_off() -> None:
     timeouts = HttpTimeouts(head=0.05)
     async with running(make_server(Gates()), timeouts) as port, RawClient(port) as client:
@@ -214,9 +237,34 @@ async def test_an_idle_connection_is_closed() -> None:
         assert await client.closed()
 
 
+async def test_a_connection_idle_after_its_requests_is_closed() -> None:
+    # Each wait for a request has its own deadline (the server's sweep of
+    # HttpServer.waits): requests answered in time, then the idle wait ends it.
+    timeouts = HttpTimeouts(keep_alive=0.2)
+    async with running(make_server(Gates()), timeouts) as port, RawClient(port) as client:
+        session_id = await open_session(client, "2025-06-18")
+        for n in range(3):
+            await client.send(
+                "POST", call("echo", {"text": str(n)}, id=n), mcp_session_id=session_id
+            )
+            assert (await client.answer()).json()["id"] == n
+        assert await client.closed()
+
+
 async def test_a_malformed_request_gets_400_and_a_close() -> None:
     async with running(make_server(Gates())) as port, RawClient(port) as client:
         await client.sock.send(b"NOT HTTP AT ALL\r\n\r\n")
+        with anyio.fail_after(LIMIT):
+            raw = await client.sock.receive()
+        assert raw.startswith(b"HTTP/1.1 400")
+        assert await client.closed()
+
+
+async def test_a_request_with_both_framings_gets_400_and_a_close() -> None:
+    # RFC 9112 section 6.3: Content-Length beside Transfer-Encoding (smuggling).
+    async with running(make_server(Gates())) as port, RawClient(port) as client:
+        head = b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: 5\r\n"
+        await client.sock.send(head + b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
         with anyio.fail_after(LIMIT):
             raw = await client.sock.receive()
         assert raw.startswith(b"HTTP/1.1 400")
