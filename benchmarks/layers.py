@@ -156,6 +156,12 @@ LAYERS: dict[str, Layer] = {
             module="benchmarks.servers",
         ),
         Layer(
+            name="servers-stdio",
+            summary="server only, stdio alone: the servers layer's stdio tables in three "
+            "times as many rounds, every server in turn each round",
+            module="benchmarks.servers_stdio",
+        ),
+        Layer(
             name="curves",
             summary="how cost grows: tools/list by registry size, a call by message size "
             "(in memory, stdio, HTTP)",
