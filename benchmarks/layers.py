@@ -103,11 +103,14 @@ class _LayerModule(Protocol):
 
 @dataclass(frozen=True)
 class Layer:
-    """A registry entry: the name ``--only`` takes, a summary, the module to import."""
+    """A registry entry: the name ``--only`` takes, a summary, the module to import,
+    and whether a run without ``--only`` includes it (not when it repeats another
+    layer's tables at more length)."""
 
     name: str
     summary: str
     module: str
+    by_default: bool = True
 
     def run(self, settings: Settings, progress: Progress) -> LayerResult:
         module: _LayerModule = importlib.import_module(self.module)
@@ -158,8 +161,9 @@ LAYERS: dict[str, Layer] = {
         Layer(
             name="servers-stdio",
             summary="server only, stdio alone: the servers layer's stdio tables in three "
-            "times as many rounds, every server in turn each round",
+            "times as many rounds, every server in turn each round (only with --only)",
             module="benchmarks.servers_stdio",
+            by_default=False,
         ),
         Layer(
             name="curves",

@@ -12,10 +12,10 @@ from typing import TextIO
 
 from .echo_servers import quiet_peers
 from .harness import Settings
-from .layers import LAYERS, LayerResult, load
+from .layers import LAYERS, Layer, LayerResult, load
 from .report import format_header, format_layer, to_json
 
-__all__ = ["run_bench"]
+__all__ = ["run_bench", "selected_layers"]
 
 
 def run_bench(
@@ -34,7 +34,8 @@ def run_bench(
     """Run the layers named in ``only`` (all when empty) and report.
 
     Args:
-        only: layer names, in any order; they run in registry order.
+        only: layer names, in any order; they run in registry order. Empty:
+            every layer that runs by default.
         quick: 5 runs of short batches instead of 15 of longer ones.
         json_path: where to write every figure as JSON, if anywhere.
         plot_path: where to draw the figures as a PNG, if anywhere (matplotlib).
@@ -53,8 +54,7 @@ def run_bench(
     """
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
-    selected = [load(name) for name in only]
-    layers = [layer for layer in LAYERS.values() if not selected or layer in selected]
+    layers = selected_layers(only)
 
     if plot_path is not None:
         from .plot import check
@@ -103,3 +103,18 @@ def run_bench(
         plot(results, plot_path, title=command)
         progress(f"wrote {plot_path}")
     return 0
+
+
+def selected_layers(only: Sequence[str]) -> list[Layer]:
+    """The layers named in ``only`` in registry order, or without names every layer
+    that runs by default.
+
+    Raises:
+        KeyError: an unknown layer name.
+    """
+    selected = [load(name) for name in only]
+    return [
+        layer
+        for layer in LAYERS.values()
+        if layer in selected or (not selected and layer.by_default)
+    ]

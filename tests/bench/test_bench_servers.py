@@ -11,8 +11,9 @@ import pytest
 from benchmarks import servers
 from benchmarks.harness import Settings
 from benchmarks.http_servers import spawn
-from benchmarks.layers import LayerResult
+from benchmarks.layers import LAYERS, LayerResult
 from benchmarks.raw_client import RawHttpClient, RawLineClient, _Answer, server_cpu_seconds
+from benchmarks.runner import selected_layers
 from benchmarks.stdio import server_argv
 
 JSON_ANSWER = (
@@ -103,3 +104,13 @@ def test_the_stdio_tables_measure_every_server_in_every_round() -> None:
             details = measurement.details[label]
             assert 0 < details["min"] <= value <= details["max"]
         assert "floor / ours 2025-11-25 asyncio" in measurement.ratio_values()
+
+
+def test_servers_stdio_runs_only_when_named() -> None:
+    assert LAYERS["servers-stdio"].module == "benchmarks.servers_stdio"
+    assert LAYERS["servers-stdio"] not in selected_layers([])
+    assert LAYERS["servers"] in selected_layers([])
+    assert selected_layers(["servers-stdio", "codec"]) == [
+        LAYERS["codec"],
+        LAYERS["servers-stdio"],
+    ]
