@@ -118,7 +118,7 @@ class _Pipe:
         self.backlog = b""
 
     async def _wait(self, readable: bool) -> None:
-        # A wait ends when the descriptor is ready, or when `wake` interrupts it; the
+        # A wait ends when the descriptor is ready, or when `_wake` interrupts it; the
         # caller looks again either way. No cancel scope and no event of our own: a
         # pipe is waited on for nearly every message that arrives one at a time, and
         # those cost more than the rest of the wait (see benchmarks/README.md, "stdio,
@@ -130,7 +130,7 @@ class _Pipe:
             else:
                 await anyio.wait_writable(self.fd)
         except anyio.ClosedResourceError:
-            pass  # woken by `wake`: the caller sees why (closed, source gone)
+            pass  # woken by `_wake`: the caller sees why (closed, source gone)
         finally:
             self._waiting = False
             if self._idle is not None:
