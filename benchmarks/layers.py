@@ -106,11 +106,13 @@ class _LayerModule(Protocol):
 @dataclass(frozen=True)
 class Layer:
     """A registry entry: the name ``--only`` takes, a summary, the module to import,
-    and, for a layer left out of ``--quick`` unless named, why."""
+    whether a run without ``--only`` includes it (not when it repeats another layer's
+    tables at more length), and, for a layer left out of ``--quick`` unless named, why."""
 
     name: str
     summary: str
     module: str
+    by_default: bool = True
     not_quick: str = ""
 
     def run(self, settings: Settings, progress: Progress) -> LayerResult:
@@ -158,6 +160,13 @@ LAYERS: dict[str, Layer] = {
             summary="server only: one raw HTTP client drives each server in turn "
             "(ours both eras, h11 floor, the SDK, the TS SDK); server CPU per call",
             module="benchmarks.servers",
+        ),
+        Layer(
+            name="servers-stdio",
+            summary="server only, stdio alone: the servers layer's stdio tables in three "
+            "times as many rounds, every server in turn each round (only with --only)",
+            module="benchmarks.servers_stdio",
+            by_default=False,
         ),
         Layer(
             name="curves",

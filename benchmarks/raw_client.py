@@ -188,7 +188,14 @@ class RawLineClient:
     """A server in a child process, driven over its stdin/stdout one line a message:
     ``in_flight`` lines out at once, the next one written as each answer line comes."""
 
-    def __init__(self, argv: Sequence[str], env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        env: dict[str, str] | None = None,
+        wait_seconds: float = _WAIT_SECONDS,
+    ) -> None:
+        #: How long to wait for an answer (a server under valgrind starts slowly).
+        self.wait_seconds = wait_seconds
         self.process = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, env=env
         )
@@ -211,8 +218,8 @@ class RawLineClient:
 
     def _lines(self) -> list[bytes]:
         while b"\n" not in self._buffer:
-            if not select.select([self._out], [], [], _WAIT_SECONDS)[0]:
-                raise RuntimeError(f"no answer in {_WAIT_SECONDS} s")
+            if not select.select([self._out], [], [], self.wait_seconds)[0]:
+                raise RuntimeError(f"no answer in {self.wait_seconds} s")
             data = os.read(self._out, _READ)
             if not data:
                 raise RuntimeError("the server closed its output")

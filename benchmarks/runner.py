@@ -15,21 +15,19 @@ from .harness import Settings
 from .layers import LAYERS, Layer, LayerResult, load
 from .report import format_header, format_layer, to_json
 
-__all__ = ["plan", "run_bench"]
+__all__ = ["plan", "run_bench", "selected_layers"]
 
 
 def plan(only: Sequence[str], quick: bool) -> list[tuple[Layer, str]]:
-    """The layers to run, in registry order, each with why it is left out ("" when
-    it runs): with ``--quick``, the layers too long for it, unless named.
+    """The layers to run (`selected_layers`), each with why it is left out ("" when
+    it runs): with ``--quick`` and no names, the layers too long for it.
 
     Raises:
         KeyError: an unknown layer name.
     """
-    selected = [load(name) for name in only]
     return [
-        (layer, layer.not_quick if quick and not selected else "")
-        for layer in LAYERS.values()
-        if not selected or layer in selected
+        (layer, layer.not_quick if quick and not only else "")
+        for layer in selected_layers(only)
     ]
 
 
@@ -49,7 +47,8 @@ def run_bench(
     """Run the layers named in ``only`` (all when empty) and report.
 
     Args:
-        only: layer names, in any order; they run in registry order.
+        only: layer names, in any order; they run in registry order. Empty:
+            every layer that runs by default.
         quick: 5 runs of short batches instead of 15 of longer ones.
         json_path: where to write every figure as JSON, if anywhere.
         plot_path: where to draw the figures as a PNG, if anywhere (matplotlib).
@@ -120,3 +119,18 @@ def run_bench(
         plot(results, plot_path, title=command)
         progress(f"wrote {plot_path}")
     return 0
+
+
+def selected_layers(only: Sequence[str]) -> list[Layer]:
+    """The layers named in ``only`` in registry order, or without names every layer
+    that runs by default.
+
+    Raises:
+        KeyError: an unknown layer name.
+    """
+    selected = [load(name) for name in only]
+    return [
+        layer
+        for layer in LAYERS.values()
+        if layer in selected or (not selected and layer.by_default)
+    ]

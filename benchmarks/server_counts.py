@@ -45,8 +45,7 @@ def raw_client(era: str, port: int, connections: int) -> tuple[RawHttpClient, Re
 def count(kind: str, era: str, answers: str, connections: int, backend: str, calls: int) -> float:
     """The server's instructions per call."""
     port = free_port()
-    scratch = tempfile.mkdtemp()
-    out = os.path.join(scratch, "callgrind.out")
+    out = os.path.join(tempfile.mkdtemp(), "callgrind.out")
     argv = ["valgrind", "-q", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable]
     argv += ["-m", "benchmarks.http_servers", kind, str(port)]
     argv += ["--answers", answers, "--backend", backend]
@@ -64,6 +63,12 @@ def count(kind: str, era: str, answers: str, connections: int, backend: str, cal
             capture_output=True,
         )
         client.close()
+    return measured_total(out) / calls
+
+
+def measured_total(out: str) -> int:
+    """The instructions of callgrind's dump named ``measured`` (``--dump=measured``),
+    from the files of ``--callgrind-out-file=out``; removes them and their folder."""
     total = None
     for path in glob.glob(out + "*"):
         with open(path, "rb") as file:
@@ -72,10 +77,10 @@ def count(kind: str, era: str, answers: str, connections: int, backend: str, cal
             found = _TOTAL.search(data)
             total = int(found.group(1)) if found else None
         os.unlink(path)
-    os.rmdir(scratch)
+    os.rmdir(os.path.dirname(out))
     if total is None:
         raise RuntimeError("callgrind wrote no dump of the measured calls")
-    return total / calls
+    return total
 
 
 def main() -> None:

@@ -47,7 +47,7 @@ from .layers import LayerResult, Measurement, Progress
 from .raw_client import RawHttpClient, RawLineClient, post, server_cpu_seconds
 from .stdio import server_argv
 
-__all__ = ["run", "ts_server"]
+__all__ = ["StdioJob", "run", "run_stdio", "stdio_jobs", "ts_server"]
 
 LOADS: Final = (1, 16)
 ANSWERS: Final = ("json", "sse")
@@ -234,32 +234,14 @@ def _line_modern(client: RawLineClient) -> Callable[[int], bytes]:
     return _line_requester(',"_meta":' + json.dumps(_MODERN_META, separators=(",", ":")) + "}")
 
 
-def _measure_lines(
-    argv: list[str], setup: Callable[[RawLineClient], Callable[[int], bytes]], settings: Settings
-) -> dict[int, float]:
-    calls = 1000 if settings.runs <= 5 else 4000
-    figures: dict[int, float] = {}
-    for in_flight in LOADS:
-        client = RawLineClient(argv, env={**os.environ, "PYTHONPATH": _ROOT})
-        try:
-            request_for = setup(client)
-            client.run(calls // 4, in_flight, request_for)  # warm up
-            per_call = []
-            for _ in range(max(3, settings.runs)):
-                before = server_cpu_seconds(client.pid)
-                client.run(calls, in_flight, request_for)
-                per_call.append((server_cpu_seconds(client.pid) - before) / calls * 1e6)
-            figures[in_flight] = statistics.median(per_call)
-        finally:
-            client.close()
-    return figures
+StdioJob = tuple[str, list[str], Callable[[RawLineClient], Callable[[int], bytes]]]
+"""A stdio server to measure: its label, its command, and how to open its session."""
 
 
-def _run_stdio(
-    settings: Settings, progress: Progress, ts_command: list[str] | None, result: LayerResult
-) -> None:
-    values: dict[int, dict[str, float]] = {load: {} for load in LOADS}
-    jobs: list[tuple[str, list[str], Callable[[RawLineClient], Callable[[int], bytes]]]] = []
+def stdio_jobs(settings: Settings, ts_command: list[str] | None) -> list[StdioJob]:
+    """The stdio servers of the tables: ours (both eras) and the line floor on each
+    backend, the SDK's, and the TS SDK's when ``ts_command`` is there."""
+    jobs: list[StdioJob] = []
     for backend in settings.backends:
         jobs.append((f"ours {MODERN} {backend}", server_argv("ours", backend), _line_modern))
         jobs.append((f"ours {LEGACY} {backend}", server_argv("ours", backend), _line_legacy))
@@ -274,22 +256,70 @@ def _run_stdio(
     if ts_command is not None:
         node, script = ts_command
         jobs.append((TS, [node, str(Path(script).with_name("stdio.mjs"))], _line_legacy))
-    for label, argv, setup in jobs:
-        progress(f"servers: stdio: {label}")
-        for load, figure in _measure_lines(argv, setup, settings).items():
-            values[load][label] = figure
+    return jobs
+
+
+def _measure_lines_in_turn(
+    jobs: list[StdioJob], rounds: int, calls: int, progress: Progress
+) -> dict[int, dict[str, list[float]]]:
+    # Every server runs at once (an idle one costs nothing), and each round drives
+    # them one after the other: a change in the machine's load reaches every server
+    # of a round alike, rather than whichever one ran while it lasted.
+    clients: dict[str, tuple[RawLineClient, Callable[[int], bytes]]] = {}
+    figures: dict[int, dict[str, list[float]]] = {load: {} for load in LOADS}
+    try:
+        for label, argv, setup in jobs:
+            progress(f"servers: stdio: starting {label}")
+            client = RawLineClient(argv, env={**os.environ, "PYTHONPATH": _ROOT})
+            try:
+                clients[label] = (client, setup(client))
+            except BaseException:
+                client.close()
+                raise
+        for load in LOADS:
+            progress(f"servers: stdio: {load} in flight, {rounds} rounds of {calls} calls")
+            for client, request_for in clients.values():
+                client.run(calls // 4, load, request_for)  # warm up
+            for _ in range(rounds):
+                for label, (client, request_for) in clients.items():
+                    before = server_cpu_seconds(client.pid)
+                    client.run(calls, load, request_for)
+                    spent = server_cpu_seconds(client.pid) - before
+                    figures[load].setdefault(label, []).append(spent / calls * 1e6)
+    finally:
+        for client, _ in clients.values():
+            client.close()
+    return figures
+
+
+def run_stdio(
+    settings: Settings,
+    progress: Progress,
+    ts_command: list[str] | None,
+    result: LayerResult,
+    *,
+    rounds: int,
+    calls: int,
+) -> None:
+    """The stdio tables (1 and 16 lines in flight) into ``result``: server CPU per
+    call, the median of ``rounds`` rounds of ``calls`` calls per server, with the
+    fastest and slowest round in the details."""
+    figures = _measure_lines_in_turn(stdio_jobs(settings, ts_command), rounds, calls, progress)
     for load in LOADS:
-        ratios = _ratios(settings, LINE_FLOOR, SDK_STDIO, ts_command is not None)
+        per_call = figures[load]
         result.measurements.append(
             Measurement(
                 name=f"server_cpu_stdio_{load}",
                 title=(
                     f"server only, one raw line writer, stdio, {load} in flight: "
-                    "server CPU per tools/call"
+                    f"server CPU per tools/call ({rounds} rounds, servers in turn)"
                 ),
                 unit="us of server CPU per call",
-                values=values[load],
-                ratios=ratios,
+                values={label: statistics.median(each) for label, each in per_call.items()},
+                details={
+                    label: {"min": min(each), "max": max(each)} for label, each in per_call.items()
+                },
+                ratios=_ratios(settings, LINE_FLOOR, SDK_STDIO, ts_command is not None),
             )
         )
 
@@ -348,5 +378,6 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
                     ratios=ratios,
                 )
             )
-    _run_stdio(settings, progress, ts_command, result)
+    calls = 1000 if settings.runs <= 5 else 4000
+    run_stdio(settings, progress, ts_command, result, rounds=max(3, settings.runs), calls=calls)
     return result

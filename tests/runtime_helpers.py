@@ -44,6 +44,16 @@ LIMIT: Final = 5.0
 BOTH_ERAS: Final = pytest.mark.parametrize("era", ["legacy", "modern"])
 """Run a test (with an ``era`` argument) in each era."""
 
+INITIALIZE: Final = (
+    b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"'
+    + LEGACY.encode()
+    + b'","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}'
+)
+"""A client's 2025-11-25 initialize request (id 0), for tests that speak bytes."""
+
+INITIALIZED: Final = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+"""The notification that ends the handshake."""
+
 
 @asynccontextmanager
 async def connected(

@@ -14,7 +14,10 @@
 #   writing   the writer task sends what is queued, in order. Over a
 #             `BatchStream` the sink writes straight to the wire while nothing
 #             is queued and the writer is idle, and the writer sends everything
-#             queued in one write.
+#             queued in one write. While the reading task serves a read of
+#             several messages, the answers it makes are held and go out in one
+#             write when it has served them all (or when one of them waits):
+#             one system call, and one wake-up of the peer, per read.
 #   pressure  over a byte stream the sink encodes each message as it queues it,
 #             and the outbox counts the bytes not yet written; while they pass
 #             ``max_outbox_bytes`` the reader reads nothing more, so a peer that
@@ -111,7 +114,19 @@ class _Outbox:
     waits while they pass ``bound``.
     """
 
-    __slots__ = ("_room", "_wake", "bound", "busy", "closed", "encode", "items", "owed", "pending")
+    __slots__ = (
+        "_room",
+        "_wake",
+        "bound",
+        "busy",
+        "closed",
+        "encode",
+        "held",
+        "holding",
+        "items",
+        "owed",
+        "pending",
+    )
 
     def __init__(self, encode: bool, bound: int) -> None:
         self.items: deque[bytes | Message] = deque()
@@ -123,6 +138,10 @@ class _Outbox:
         self.busy = False
         #: The stream kept this many bytes of a direct write; the writer must finish it.
         self.owed = 0
+        #: Direct writes are held (`held`) rather than written: see `_Reader`.
+        self.holding = False
+        #: Encoded messages the sink held, in order, not counted in `pending`.
+        self.held: list[bytes] = []
         self.closed = False
         self._wake: anyio.Event | None = None
         self._room: anyio.Event | None = None
@@ -140,6 +159,12 @@ class _Outbox:
                 self.items.append(data)
         else:
             self.items.extend(messages)
+        self.wake()
+
+    def put_encoded(self, batch: list[bytes]) -> None:
+        """Queue messages already encoded, for the writer."""
+        self.items.extend(batch)
+        self.pending += sum(map(len, batch))
         self.wake()
 
     def owe(self, size: int) -> None:
@@ -197,11 +222,17 @@ class _Reader:
     driver closing, cancels it). A handler that answers at once costs nothing
     more than the feeding did.
 
+    While it serves a read of several messages, the answers are held
+    (``hold``) and written together (``write_held``) once it has served them
+    all, or when one of them waits.
+
     Args:
         driver: the driver to feed.
         receive: returns the next list of items, at least one (raises as an
             ObjectStream's ``receive`` does at the end).
         tg: where reader tasks run.
+        hold: from now on, what the driver sends is held.
+        write_held: write what was held, and hold no more.
     """
 
     def __init__(
@@ -209,10 +240,14 @@ class _Reader:
         driver: Driver,
         receive: Callable[[], Awaitable[list[Any]]],
         tg: TaskGroup,
+        hold: Callable[[], None],
+        write_held: Callable[[], None],
     ) -> None:
         self.driver = driver
         self._receive = receive
         self._tg = tg
+        self._hold = hold
+        self._write_held = write_held
         self._items: deque[Any] = deque()
         self._jobs: deque[RequestReceived] = deque()
         #: Set when the stream ended or reading failed (`failure`).
@@ -250,6 +285,7 @@ class _Reader:
                 driver.dispatch(jobs.popleft())
             while items:
                 driver.feed(items.popleft())
+            self._write_held()
             self.start()
             return True
 
@@ -265,8 +301,9 @@ class _Reader:
             elif items:
                 jobs.extend(driver.feed_inline(items.popleft()))
             else:
+                self._write_held()
                 try:
-                    items.extend(await self._receive())
+                    batch = await self._receive()
                 except anyio.EndOfStream:
                     self.ended.set()
                     return
@@ -274,6 +311,9 @@ class _Reader:
                     self.failure = exc
                     self.ended.set()
                     return
+                if len(batch) > 1:
+                    self._hold()
+                items.extend(batch)
 
 
 async def pump(
@@ -320,12 +360,41 @@ async def pump(
             return
         try:
             batch = [encode_for_peer(m) for m in messages]
-            done = batch_stream.send_batch_nowait(batch)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, TypeError, EncodeError):
+        except (TypeError, EncodeError):
+            # The writer meets the error; what was held goes before.
+            outbox.put_encoded(take_held())
             outbox.put(messages, related)
+            return
+        if outbox.holding:
+            outbox.held += batch
+        else:
+            send_now(batch)
+
+    def take_held() -> list[bytes]:
+        held, outbox.held = outbox.held, []
+        return held
+
+    def send_now(batch: list[bytes]) -> None:
+        assert batch_stream is not None
+        try:
+            done = batch_stream.send_batch_nowait(batch)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            outbox.put_encoded(batch)  # for the writer to meet the error and act on it
             return
         if not done:
             outbox.owe(sum(map(len, batch)))
+
+    def hold() -> None:
+        outbox.holding = batch_stream is not None
+
+    def write_held() -> None:
+        outbox.holding = False
+        if outbox.held:
+            held = take_held()
+            if outbox.items or outbox.busy or outbox.owed:
+                outbox.put_encoded(held)
+            else:
+                send_now(held)
 
     async def receive_one() -> list[Any]:
         return [await stream.receive()]
@@ -372,7 +441,7 @@ async def pump(
         task_status.started()
         try:
             receive = receive_one if batch_stream is None else batch_stream.receive_batch
-            reader = _Reader(driver, receive_in_turn, tg)
+            reader = _Reader(driver, receive_in_turn, tg, hold, write_held)
             reader.start()
             await reader.ended.wait()
             if reader.failure is not None:

@@ -92,7 +92,7 @@ class _Pipe:
     __slots__ = (
         "_flags",
         "_idle",
-        "_scope",
+        "_waiting",
         "backlog",
         "closed",
         "fd",
@@ -104,7 +104,9 @@ class _Pipe:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self._flags = _set_nonblocking(fd)
-        self._scope: anyio.CancelScope | None = None
+        #: A task waits on the descriptor (`_wait`).
+        self._waiting = False
+        #: Set by `_wait` when its wait ends, for `release` (made only when it waits).
         self._idle: anyio.Event | None = None
         self.closed = False
         self.fd_closed = False
@@ -116,34 +118,47 @@ class _Pipe:
         self.backlog = b""
 
     async def _wait(self, readable: bool) -> None:
-        idle = self._idle = anyio.Event()
+        # A wait ends when the descriptor is ready, or when `_wake` interrupts it; the
+        # caller looks again either way. No cancel scope and no event of our own: a
+        # pipe is waited on for nearly every message that arrives one at a time, and
+        # those cost more than the rest of the wait (see benchmarks/README.md, "stdio,
+        # second pass").
+        self._waiting = True
         try:
-            with anyio.CancelScope() as self._scope:
-                if readable:
-                    await anyio.wait_readable(self.fd)
-                else:
-                    await anyio.wait_writable(self.fd)
+            if readable:
+                await anyio.wait_readable(self.fd)
+            else:
+                await anyio.wait_writable(self.fd)
+        except anyio.ClosedResourceError:
+            pass  # woken by `_wake`: the caller sees why (closed, source gone)
         finally:
-            self._scope = None
-            self._idle = None
-            idle.set()
+            self._waiting = False
+            if self._idle is not None:
+                self._idle.set()
+
+    def _wake(self) -> None:
+        # End a pending wait. `notify_closing` wakes every task waiting on the
+        # descriptor, in either direction; a wait of the other `_Pipe` of a shared
+        # descriptor (a socket) wakes for nothing, looks again and waits again.
+        if self._waiting:
+            anyio.notify_closing(self.fd)
 
     def end_of_source(self) -> None:
         """Note that the writer has gone; a pending wait ends and EAGAIN now means EOF."""
         self.source_gone = True
-        if self._scope is not None:
-            self._scope.cancel()
+        self._wake()
 
     async def release(self, *, close: bool) -> None:
         """Stop using the descriptor: wake its waiter, restore its flags, maybe close it."""
         if self.closed:
             return
         self.closed = True
-        if self._scope is not None:
-            self._scope.cancel()
-        if self._idle is not None:
+        if self._waiting:
+            idle = self._idle = anyio.Event()
+            self._wake()
             with anyio.CancelScope(shield=True):
-                await self._idle.wait()
+                await idle.wait()
+            self._idle = None
         with suppress(OSError):
             fcntl.fcntl(self.fd, fcntl.F_SETFL, self._flags)
         if close:

@@ -9,8 +9,11 @@ import sys
 import pytest
 
 from benchmarks import servers
+from benchmarks.harness import Settings
 from benchmarks.http_servers import spawn
+from benchmarks.layers import LAYERS, LayerResult
 from benchmarks.raw_client import RawHttpClient, RawLineClient, _Answer, server_cpu_seconds
+from benchmarks.runner import selected_layers
 from benchmarks.stdio import server_argv
 
 JSON_ANSWER = (
@@ -87,3 +90,27 @@ def test_the_line_writer_drives_a_stdio_server(kind: str) -> None:
     finally:
         client.close()
     assert client.process.returncode == 0, sys.executable
+
+
+def test_the_stdio_tables_measure_every_server_in_every_round() -> None:
+    settings = Settings(runs=3, target_batch_s=0.01, warmup_s=0.01, backends=("asyncio",))
+    result = LayerResult(name="servers-stdio")
+    servers.run_stdio(settings, lambda line: None, None, result, rounds=2, calls=20)
+    labels = {label for label, _, _ in servers.stdio_jobs(settings, None)}
+    assert [m.name for m in result.measurements] == ["server_cpu_stdio_1", "server_cpu_stdio_16"]
+    for measurement in result.measurements:
+        assert set(measurement.values) == labels
+        for label, value in measurement.values.items():
+            details = measurement.details[label]
+            assert 0 < details["min"] <= value <= details["max"]
+        assert "floor / ours 2025-11-25 asyncio" in measurement.ratio_values()
+
+
+def test_servers_stdio_runs_only_when_named() -> None:
+    assert LAYERS["servers-stdio"].module == "benchmarks.servers_stdio"
+    assert LAYERS["servers-stdio"] not in selected_layers([])
+    assert LAYERS["servers"] in selected_layers([])
+    assert selected_layers(["servers-stdio", "codec"]) == [
+        LAYERS["codec"],
+        LAYERS["servers-stdio"],
+    ]

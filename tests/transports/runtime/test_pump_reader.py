@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 import pytest
 from anyio.streams.stapled import StapledObjectStream
-from runtime_helpers import LIMIT, Hang
+from runtime_helpers import INITIALIZE, INITIALIZED, LIMIT, Hang
 
 from mcp_core import Server
 from transports import serve_stream
@@ -85,15 +85,9 @@ async def serving(server: Server) -> AsyncIterator[Peer]:
         async with anyio.create_task_group() as tg:
             tg.start_soon(serve_stream, server, StapledObjectStream(server_out, server_in))
             peer = Peer(to_server, from_server)
-            initialize = {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            }
-            message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize}
-            await to_server.send(json.dumps(message).encode())
+            await to_server.send(INITIALIZE)
             assert "result" in await peer.answer()
-            await to_server.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+            await to_server.send(INITIALIZED)
             yield peer
             await to_server.aclose()
 

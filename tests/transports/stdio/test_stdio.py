@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -254,6 +255,31 @@ async def test_send_eof_closes_write_side_only(pipes: Pipes) -> None:
     pipes.closed_elsewhere(our_r)
     with pytest.raises(OSError):
         os.fstat(our_r)  # close_fds=True closed it (checked before anything can reuse it)
+
+
+async def test_send_eof_on_a_socket_leaves_a_waiting_receive_waiting() -> None:
+    # One descriptor for both sides: ending the write side wakes every wait on the
+    # descriptor, and the receive that was waiting must wait on for the next line.
+    ours, peer = socket.socketpair()
+    with ours, peer:
+        stream = StdioStream(ours.fileno(), ours.fileno(), close_fds=False)
+        got: list[bytes | LineTooLong] = []
+
+        async def receive() -> None:
+            got.append(await stream.receive())
+
+        with anyio.fail_after(LIMIT):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(receive)
+                await anyio.wait_all_tasks_blocked()
+                await stream.send_eof()
+                await anyio.wait_all_tasks_blocked()
+                assert got == []
+                peer.sendall(b'{"late":1}\n')
+            assert got == [b'{"late":1}']
+            with pytest.raises(anyio.ClosedResourceError):
+                await stream.send(b"{}")
+            await stream.aclose()
 
 
 def read_exactly(fd: int, size: int) -> bytes:
