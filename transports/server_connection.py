@@ -146,6 +146,9 @@ class ServerConnection:
         background: where tasks (mcp_core/tasks) run; by default ``task_group``.
             A transport serving many connections passes its own, so that a task
             outlives the connection that created it.
+        objects: the transport hands the client the result objects themselves
+            (the in-memory object pipe) rather than their JSON; results then skip
+            `Server.wire_form`.
     """
 
     def __init__(
@@ -158,9 +161,11 @@ class ServerConnection:
         principal: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        objects: bool = False,
     ) -> None:
         self.server = server
         self.principal = principal
+        self._objects = objects
         self.background = task_group if background is None else background
         self.session = ServerSession(server.config(revisions=revisions), limits)
         self.driver = Driver(
@@ -181,7 +186,8 @@ class ServerConnection:
             now=time.time(),
             principal=self.principal,
         )
-        return await self.server.dispatch(event, ctx)
+        result = await self.server.dispatch(event, ctx)
+        return result if self._objects else self.server.wire_form(result)
 
     def _on_event(self, event: Event) -> None:
         if type(event) is ProtocolViolation:
