@@ -219,7 +219,7 @@ def _curves(layers: Sequence[LayerResult]) -> list[tuple[tuple[str, str, str], S
 def _curve(axis: Any, panel: tuple[str, str, str], series: Series) -> None:
     title, x_label, y_label = panel
     for line, points in sorted(series.items()):
-        axis.plot([x for x, _ in points], [y for _, y in points], "-o", label=line)
+        axis.plot([x for x, _ in points], [y for _, y in points], "-o", label=line or "mcp-core")
     axis.set_xscale("log")
     axis.set_yscale("log")
     axis.set_xlabel(x_label)
