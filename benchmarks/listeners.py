@@ -18,7 +18,8 @@ each one's first event (the priming event, the acknowledgement). Figures:
   CPU of the same call that changes nothing, over the count: microseconds of
   server CPU per listener (the median of the runs).
 
-``python -m benchmarks.listeners serve PORT`` runs the server.
+``python -m benchmarks.listeners serve PORT [BACKEND]`` runs the server (asyncio
+by default; the curves run on asyncio).
 """
 
 from __future__ import annotations
@@ -239,15 +240,16 @@ def fan_out(
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["serve"] and len(argv) == 2:
+    if argv[:1] == ["serve"] and len(argv) in (2, 3):
         from transports.http.server import run_http
 
         config = HttpServerConfig(
             max_sessions=2 * LISTENERS[-1], session_idle_timeout=3600.0, response_mode="json"
         )
-        run_http(listeners_server(), port=int(argv[1]), config=config)
+        backend = argv[2] if len(argv) == 3 else "asyncio"
+        run_http(listeners_server(), backend=backend, port=int(argv[1]), config=config)
         return 0
-    print("usage: python -m benchmarks.listeners serve PORT")
+    print("usage: python -m benchmarks.listeners serve PORT [BACKEND]")
     return 2
 
 
