@@ -6,7 +6,8 @@
 # closures and their keys: about 800 bytes of an idle HTTP session's ~4.7 KiB, and a
 # copy of a list of all the watchers at every change. An `Audience` watches once
 # per (application, thread) and keeps its connections in one dict; a connection
-# costs one entry there.
+# costs one entry there, and joining and leaving ~0.4 us (watching and unwatching
+# twice cost ~1.2 us).
 
 from __future__ import annotations
 
@@ -33,32 +34,32 @@ class Listener(Protocol):
 
 
 class Audience:
-    """The listeners of one application in one thread (see the module's notes)."""
+    """The listeners of one application in one thread (see the module's notes).
 
-    __slots__ = ("__weakref__", "_listeners", "_thread", "_unwatch", "_unwatch_tasks", "server")
+    It stays, watching, when its last listener leaves: a 2026-07-28 HTTP request
+    is a connection of its own, and watching anew for each would cost more than
+    the request's share of an idle audience (nothing: a change finds nobody).
+    It holds no reference to the application, which it cannot keep alive.
+    """
+
+    __slots__ = ("_listeners", "_thread")
 
     def __init__(self, server: Server) -> None:
-        self.server = server
         self._listeners: dict[Listener, None] = {}
         # Registry changes may come from a handler in a worker thread.
         self._thread = threading.get_ident()
-        self._unwatch = server.watch(self._publish)
-        self._unwatch_tasks = server.tasks.watch(self._publish_task)
+        server.watch(self._publish)
+        server.tasks.watch(self._publish_task)
 
     def add(self, listener: Listener) -> None:
         self._listeners[listener] = None
 
     def discard(self, listener: Listener) -> None:
-        listeners = self._listeners
-        listeners.pop(listener, None)
-        if not listeners:
-            self._unwatch()
-            self._unwatch_tasks()
-            by_thread = _audiences.get(self.server)
-            if by_thread is not None and by_thread.get(self._thread) is self:
-                del by_thread[self._thread]
+        self._listeners.pop(listener, None)
 
     def _publish(self, method: str, params: Any) -> None:
+        if not self._listeners:
+            return  # nobody listens (perhaps in a thread whose event loop ended)
         if threading.get_ident() != self._thread:
             # A plain-function handler (run in anyio's worker threads) changed the
             # registry: publish from the event loop's thread, as everything else.
@@ -68,6 +69,8 @@ class Audience:
 
     def _publish_task(self, principal: str, method: str, params: Any) -> None:
         # Task notifications go only to connections of the task's principal.
+        if not self._listeners:
+            return
         if threading.get_ident() != self._thread:
             anyio.from_thread.run_sync(self._publish_task, principal, method, params)
             return
