@@ -8,9 +8,10 @@ message size in memory, on stdio and on HTTP.
   full run): resident memory per session, and the server's CPU per call (raw
   client of `benchmarks.servers`) of one more session while they sit idle: the
   cost of a request as sessions grow.
-* open SSE streams, 100 / 1,000 / 5,000 standalone GET streams and as many
-  2026-07-28 ``subscriptions/listen`` streams: memory per stream and the server's
-  CPU per listener to fan one ``tools/list_changed`` out (`benchmarks.listeners`).
+* open SSE streams, 100 / 1,000 (and 5,000 in the full run) standalone GET streams
+  and as many 2026-07-28 ``subscriptions/listen`` streams: memory per stream and
+  the server's CPU per listener to fan one ``tools/list_changed`` out
+  (`benchmarks.listeners`).
 
 Each figure's ``details`` hold its x (tools, bytes) for the plot's curves.
 

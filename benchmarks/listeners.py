@@ -1,6 +1,7 @@
 """Open SSE streams on our h11 server (issue 20, target 5), for the curves layer.
 
-Two kinds of listener, 100 / 1,000 / 5,000 of each (``LISTENERS``):
+Two kinds of listener, 100 / 1,000 of each (``LISTENERS``), and 5,000 in the full
+run (``LISTENERS_FULL``):
 
 * the standalone GET stream of a 2025-11-25 session (2025-11-25
   basic/transports.mdx "Listening for Messages from the Server"), one session each;
@@ -43,9 +44,11 @@ from .memory import resident_kib
 from .raw_client import RawHttpClient, post, server_cpu_seconds
 from .servers import _ACCEPT, _MODERN_META, LEGACY, MODERN, _body
 
-__all__ = ["KINDS", "LISTENERS", "fan_out", "listeners_server", "main"]
+__all__ = ["KINDS", "LISTENERS", "LISTENERS_FULL", "fan_out", "listeners_server", "main"]
 
-LISTENERS: Final = (100, 1_000, 5_000)
+LISTENERS: Final = (100, 1_000)
+LISTENERS_FULL: Final = (*LISTENERS, 5_000)
+"""The full run (without --quick) adds 5,000 streams of each kind."""
 KINDS: Final = {"get": "standalone GET streams", "listen": "subscriptions/listen streams"}
 CHANGED: Final = b"notifications/tools/list_changed"
 _HOST: Final = "127.0.0.1"
@@ -196,9 +199,11 @@ def _fan_out_once(control: RawHttpClient, streams: list[socket.socket], pid: int
 
 
 def fan_out(
-    settings: Settings, progress: Progress, counts: tuple[int, ...] = LISTENERS
+    settings: Settings, progress: Progress, counts: tuple[int, ...] | None = None
 ) -> list[Measurement]:
     """Memory per stream and fan-out CPU per listener, by kind and count."""
+    if counts is None:
+        counts = LISTENERS_FULL if settings.scaling else LISTENERS
     measurements = []
     xs = {f"{count:,} streams": {"x": float(count)} for count in counts}
     for kind, what in KINDS.items():
@@ -244,7 +249,7 @@ def main(argv: list[str]) -> int:
         from transports.http.server import run_http
 
         config = HttpServerConfig(
-            max_sessions=2 * LISTENERS[-1], session_idle_timeout=3600.0, response_mode="json"
+            max_sessions=2 * LISTENERS_FULL[-1], session_idle_timeout=3600.0, response_mode="json"
         )
         backend = argv[2] if len(argv) == 3 else "asyncio"
         run_http(listeners_server(), backend=backend, port=int(argv[1]), config=config)
