@@ -4,9 +4,14 @@ message size in memory, on stdio and on HTTP.
 * ``tools/list`` with 10 / 100 / 1,000 / 10,000 tools, listed whole and paginated
   (``page_size=100``, the first page), in memory (client and server in this process):
   microseconds of this process's CPU per call.
-* idle 2025-11-25 sessions on our h11 server, 1,000 / 10,000: resident memory per
-  session, and the server's CPU per call (raw client of `benchmarks.servers`) of one
-  more session while they sit idle: the cost of a request as sessions grow.
+* idle 2025-11-25 sessions on our h11 server, 1,000 / 10,000 (and 50,000 in the
+  full run): resident memory per session, and the server's CPU per call (raw
+  client of `benchmarks.servers`) of one more session while they sit idle: the
+  cost of a request as sessions grow.
+* open SSE streams, 100 / 1,000 (and 5,000 in the full run) standalone GET streams
+  and as many 2026-07-28 ``subscriptions/listen`` streams: memory per stream and
+  the server's CPU per listener to fan one ``tools/list_changed`` out
+  (`benchmarks.listeners`).
 
 Each figure's ``details`` hold its x (tools, bytes) for the plot's curves.
 
@@ -44,6 +49,8 @@ __all__ = ["idle_sessions", "main", "run", "size_server", "tools_server"]
 TOOL_COUNTS: Final = (10, 100, 1_000, 10_000)
 SIZES: Final = (100, 10 * 1024, 1 << 20, 8 << 20)
 IDLE_SESSIONS: Final = (1_000, 10_000)
+IDLE_SESSIONS_FULL: Final = (*IDLE_SESSIONS, 50_000)
+"""The full run (without --quick) adds 50,000 idle sessions."""
 LIMIT: Final = 16 * 1024 * 1024
 _ROOT: Final = str(Path(__file__).resolve().parent.parent)
 
@@ -197,13 +204,15 @@ def _child_pid(marker: str) -> int | None:
 
 
 def idle_sessions(
-    settings: Settings, progress: Progress, counts: tuple[int, ...] = IDLE_SESSIONS
+    settings: Settings, progress: Progress, counts: tuple[int, ...] | None = None
 ) -> list[Measurement]:
     # Our h11 server with N idle 2025-11-25 sessions open: resident memory per
     # session, and the server's CPU per call of one more session (raw client).
     from .memory import WARM_UP_SESSIONS, open_sessions, resident_kib
     from .servers import _legacy, _measure
 
+    if counts is None:
+        counts = IDLE_SESSIONS_FULL if settings.scaling else IDLE_SESSIONS
     memory: dict[str, float] = {}
     costs: dict[int, dict[str, float]] = {1: {}, 16: {}}
     xs: dict[str, dict[str, float]] = {}
@@ -249,8 +258,11 @@ def idle_sessions(
 
 def run(settings: Settings, progress: Progress) -> LayerResult:
     """The curves, on asyncio."""
+    from .listeners import fan_out
+
     result = LayerResult(name="curves")
     result.measurements.extend(idle_sessions(settings, progress))
+    result.measurements.extend(fan_out(settings, progress))
 
     async def measure() -> None:
         result.measurements.extend(await _tools_list(settings, progress))

@@ -15,8 +15,9 @@ KIND is one of:
 ``--answers json|sse`` asks for JSON answers or SSE streams; by default each
 does what it does by default (ours: SSE for 2025-11-25 sessions, JSON otherwise;
 the echo: JSON). Every server binds
-127.0.0.1:PORT, takes up to 50,000 legacy sessions (the memory layer opens
-10,000), keeps them for an hour, and runs until it is terminated.
+127.0.0.1:PORT, takes up to 60,000 legacy sessions (the memory layer opens
+10,000, the curves layer's full run 50,000), keeps them for an hour, and runs
+until it is terminated.
 
 `spawn` starts one and waits until it accepts connections.
 """
@@ -38,7 +39,7 @@ from typing import Any, Final
 __all__ = ["KINDS", "free_port", "listening", "main", "spawn"]
 
 KINDS: Final = ("ours", "sdk", "fastmcp", "h11")
-MAX_SESSIONS: Final = 50_000
+MAX_SESSIONS: Final = 60_000
 IDLE_SECONDS: Final = 3600.0
 _ROOT: Final = str(Path(__file__).resolve().parent.parent)
 _START_SECONDS: Final = 30.0

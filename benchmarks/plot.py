@@ -182,17 +182,27 @@ def _lines(axis: Any, series: Series, x_of: str, title: str, marker: _Styles) ->
 
 
 _CURVES = {
-    "tools_list": "tools/list by registry size",
-    "message_size": "a call by message size",
-    "idle_sessions_call": "a call while N sessions sit idle",
-    "idle_sessions_memory": "memory per idle session",
+    "tools_list": ("tools/list by registry size", "tools", "us of CPU per call"),
+    "message_size": ("a call by message size", "request size, bytes", "us of CPU per call"),
+    "idle_sessions_call": (
+        "a call while N sessions sit idle",
+        "idle sessions",
+        "us of CPU per call",
+    ),
+    "idle_sessions_memory": ("memory per idle session", "idle sessions", "KiB per session"),
+    "listeners_memory": ("memory per open SSE stream", "open streams", "KiB per stream"),
+    "listeners_fan_out": (
+        "one list_changed fanned out to N streams",
+        "open streams",
+        "us of server CPU per listener",
+    ),
 }
-"""Panels of the curves layer: measurement-name prefix -> title."""
+"""Panels of the curves layer: measurement-name prefix -> title, x label, y label."""
 
 
-def _curves(layers: Sequence[LayerResult]) -> list[tuple[str, Series]]:
+def _curves(layers: Sequence[LayerResult]) -> list[tuple[tuple[str, str, str], Series]]:
     # One panel per family of measurements whose figures carry an x in details.
-    panels: dict[str, Series] = {}
+    panels: dict[tuple[str, str, str], Series] = {}
     for layer in layers:
         for measurement in layer.measurements:
             for prefix, title in _CURVES.items():
@@ -209,19 +219,14 @@ def _curves(layers: Sequence[LayerResult]) -> list[tuple[str, Series]]:
     return list(panels.items())
 
 
-def _curve(axis: Any, title: str, series: Series) -> None:
+def _curve(axis: Any, panel: tuple[str, str, str], series: Series) -> None:
+    title, x_label, y_label = panel
     for line, points in sorted(series.items()):
-        axis.plot([x for x, _ in points], [y for _, y in points], "-o", label=line)
+        axis.plot([x for x, _ in points], [y for _, y in points], "-o", label=line or "mcp-core")
     axis.set_xscale("log")
     axis.set_yscale("log")
-    axis.set_xlabel(
-        "tools"
-        if title.startswith("tools")
-        else "idle sessions"
-        if "session" in title
-        else "request size, bytes"
-    )
-    axis.set_ylabel("KiB per session" if title.startswith("memory") else "us of CPU per call")
+    axis.set_xlabel(x_label)
+    axis.set_ylabel(y_label)
     axis.set_title(title, fontsize=9)
     axis.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1))
     axis.grid(True, which="both", alpha=0.3)
@@ -309,8 +314,8 @@ def plot(layers: Sequence[LayerResult], path: Path, *, title: str) -> None:
     for (x_of, name, series), row in zip(lines, axes[at : at + len(lines)], strict=True):
         _lines(row[0], series, x_of, name, marker)
     at += len(lines)
-    for (name, series), row in zip(curves, axes[at : at + len(curves)], strict=True):
-        _curve(row[0], name, series)
+    for (panel, series), row in zip(curves, axes[at : at + len(curves)], strict=True):
+        _curve(row[0], panel, series)
     for (name, unit, series), row in zip(workers, axes[at + len(curves) :], strict=True):
         _by_workers(row[0], name, unit, series)
     figure.suptitle(f"$ {title}", fontsize=9)

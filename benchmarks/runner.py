@@ -26,8 +26,7 @@ def plan(only: Sequence[str], quick: bool) -> list[tuple[Layer, str]]:
         KeyError: an unknown layer name.
     """
     return [
-        (layer, layer.not_quick if quick and not only else "")
-        for layer in selected_layers(only)
+        (layer, layer.not_quick if quick and not only else "") for layer in selected_layers(only)
     ]
 
 

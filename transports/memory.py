@@ -76,7 +76,7 @@ def pipe(
     async def connect_driver(client: Driver) -> AsyncIterator[ServerConnection]:
         async with server.running(), anyio.create_task_group() as tg:
             connection = ServerConnection(
-                server, tg, revisions=revisions, limits=limits, principal=principal
+                server, tg, revisions=revisions, limits=limits, principal=principal, objects=objects
             )
             couple(client, connection.driver, objects=objects)
             try:

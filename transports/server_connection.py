@@ -10,13 +10,13 @@
 #                asks into multi round-trip results in 2026-07-28 by itself)
 #
 # Registry changes (tools added at run time, resource_updated) reach the client
-# through `Server.watch` and `ServerSession.publish`, which decides who wants them.
+# through `Server.watch` (once for all connections: audience.py) and
+# `ServerSession.publish`, which decides who wants them.
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -28,6 +28,7 @@ from mcp_core import REVISIONS, Context, Limits, LocalProtocolError, Server, Ser
 from mcp_core.session import Event, ProtocolViolation, RequestCancelled, RequestReceived
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
+from .audience import join
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
 from .pump import DEFAULT_MAX_OUTBOX_BYTES, pump
 
@@ -145,6 +146,9 @@ class ServerConnection:
         background: where tasks (mcp_core/tasks) run; by default ``task_group``.
             A transport serving many connections passes its own, so that a task
             outlives the connection that created it.
+        objects: the transport hands the client the result objects themselves
+            (the in-memory object pipe) rather than their JSON; results then skip
+            `Server.wire_form`.
     """
 
     def __init__(
@@ -157,9 +161,11 @@ class ServerConnection:
         principal: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        objects: bool = False,
     ) -> None:
         self.server = server
         self.principal = principal
+        self._objects = objects
         self.background = task_group if background is None else background
         self.session = ServerSession(server.config(revisions=revisions), limits)
         self.driver = Driver(
@@ -172,10 +178,9 @@ class ServerConnection:
         #: Told the id of each request the client cancelled (its transport
         #: may end what waited for the answer).
         self.cancelled: Callable[[RequestId], None] | None = None
-        # Registry changes may come from a handler in a worker thread.
-        self._thread = threading.get_ident()
-        self._unwatch = server.watch(self._publish)
-        self._unwatch_tasks = server.tasks.watch(self._publish_task)
+        # Registry changes and task notifications: one watcher for all the
+        # connections of this application (see audience.py).
+        self._audience = join(server, self)
 
     async def _handle(self, event: RequestReceived) -> Any:
         ctx = Context(
@@ -184,7 +189,8 @@ class ServerConnection:
             now=time.time(),
             principal=self.principal,
         )
-        return await self.server.dispatch(event, ctx)
+        result = await self.server.dispatch(event, ctx)
+        return result if self._objects else self.server.wire_form(result)
 
     def _on_event(self, event: Event) -> None:
         if type(event) is ProtocolViolation:
@@ -192,28 +198,18 @@ class ServerConnection:
         elif type(event) is RequestCancelled and self.cancelled is not None:
             self.cancelled(event.id)
 
-    def _publish(self, method: str, params: Any) -> None:
-        if threading.get_ident() != self._thread:
-            # A plain-function handler (run in anyio's worker threads) changed the
-            # registry: publish from the event loop's thread, as everything else.
-            anyio.from_thread.run_sync(self._publish, method, params)
-            return
+    def deliver(self, method: str, params: Any) -> bool:
+        """Hand a change or task notification to the session (which decides
+        whether the client asked for it); False once the connection is closed."""
         if self.driver.closed:
-            self._unwatch()
-            self._unwatch_tasks()
-            return
+            return False
         if self.session.publish(method, params):
             self.driver.flush()
-
-    def _publish_task(self, principal: str, method: str, params: Any) -> None:
-        # Task notifications go only to connections of the task's principal.
-        if principal == (self.principal or ""):
-            self._publish(method, params)
+        return True
 
     def close(self) -> None:
         """Stop serving: cancel handlers, stop watching the registry."""
-        self._unwatch()
-        self._unwatch_tasks()
+        self._audience.discard(self)
         self.driver.close("the server closed the connection")
 
 

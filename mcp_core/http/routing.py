@@ -90,7 +90,10 @@ class StreamRouter:
         kind = type(message)
         if kind is Response or kind is ErrorResponse:
             answered: RequestId | None = message.id  # type: ignore[union-attr]
-            found = self._routes.pop(answered, None) if answered is not None else None
+            routes = self._routes
+            found = routes.pop(answered, None) if answered is not None else None
+            if not routes:
+                routes.clear()  # gives back its slots: an idle session keeps an empty dict
             return DROP if found is None else (found[0], True)
         if related is None:
             return TO_STANDALONE

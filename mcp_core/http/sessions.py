@@ -80,6 +80,8 @@ class MemoryEventStore:
             the ids several processes make for one session never collide.
     """
 
+    __slots__ = ("_bytes", "_events", "_prefix", "_seq", "max_bytes", "max_events")
+
     def __init__(
         self,
         max_events: int = DEFAULT_MAX_STORED_EVENTS,
@@ -90,7 +92,9 @@ class MemoryEventStore:
             raise ValueError("max_events must be at least 1 and max_bytes not negative")
         self.max_events = max_events
         self.max_bytes = max_bytes
-        self._events: OrderedDict[str, tuple[str, int, bytes | None]] = OrderedDict()
+        # Made by the first event: most sessions of a JSON-answering server never
+        # store one, and an empty OrderedDict is 128 bytes of an idle session.
+        self._events: OrderedDict[str, tuple[str, int, bytes | None]] | None = None
         self._bytes = 0
         self._seq = 0
         self._prefix = id_prefix
@@ -98,31 +102,33 @@ class MemoryEventStore:
     def store(self, stream_id: str, message: bytes | None) -> str:
         self._seq += 1
         event_id = f"{stream_id}-{self._prefix}{self._seq}"
-        self._events[event_id] = (stream_id, self._seq, message)
+        events = self._events
+        if events is None:
+            events = self._events = OrderedDict()
+        events[event_id] = (stream_id, self._seq, message)
         self._bytes += len(message or b"")
-        while len(self._events) > 1 and (
-            len(self._events) > self.max_events or self._bytes > self.max_bytes
-        ):
-            _, (_, _, old) = self._events.popitem(last=False)
+        while len(events) > 1 and (len(events) > self.max_events or self._bytes > self.max_bytes):
+            _, (_, _, old) = events.popitem(last=False)
             self._bytes -= len(old or b"")
         return event_id
 
     def replay_after(self, event_id: str) -> tuple[str, list[tuple[str, bytes]]] | None:
         # Eviction is oldest first, so when event_id is still here, so is every
         # later event of its stream: the replay has no holes.
-        entry = self._events.get(event_id)
-        if entry is None:
+        events = self._events
+        entry = None if events is None else events.get(event_id)
+        if entry is None or events is None:
             return None
         stream_id, seq, _ = entry
         later = [
             (eid, message)
-            for eid, (sid, n, message) in self._events.items()
+            for eid, (sid, n, message) in events.items()
             if sid == stream_id and n > seq and message is not None
         ]
         return stream_id, later
 
     def __len__(self) -> int:
-        return len(self._events)
+        return len(self._events or ())
 
 
 class HttpSession:

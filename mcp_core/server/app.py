@@ -54,7 +54,6 @@ from ..types.server import (
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
-    ListToolsResult,
 )
 from ..wire.errors import (
     INTERNAL_ERROR,
@@ -522,9 +521,7 @@ class Server(Registry):
         return result
 
     def _page(self, event: RequestReceived, items: list[_T]) -> tuple[list[_T], str | UnsetType]:
-        params = event.params
-        cursor = UNSET if isinstance(params, UnsetType) or params is None else params.cursor
-        return page(items, cursor, self.page_size)
+        return page(items, _cursor(event), self.page_size)
 
     async def _list_advanced(self, event: RequestReceived, ctx: Context) -> Any:
         params = event.params
@@ -535,8 +532,15 @@ class Server(Registry):
     async def _list_tools(self, event: RequestReceived, ctx: Context) -> Any:
         if event.method in self._handlers:
             return await self._list_advanced(event, ctx)
-        tools, cursor = self._page(event, self.tools)
-        return ListToolsResult(tools=tools, next_cursor=cursor)
+        # The same page object while the tools stay the same (tool_pages.py).
+        return self._tool_pages.get(lambda: self.tools, _cursor(event), self.page_size)
+
+    def wire_form(self, result: Any) -> Any:
+        """What ``dispatch`` returned, as a transport that encodes the answer
+        should send it: a tools/list page of an unchanged registry with its tools
+        encoded once (the same bytes); anything else as it is. A transport that
+        hands the client the objects themselves sends ``result``."""
+        return self._tool_pages.wire_form(result)
 
     async def _list_resources(self, event: RequestReceived, ctx: Context) -> Any:
         if event.method in self._handlers:
@@ -816,3 +820,9 @@ class Server(Registry):
             raise McpError(
                 INVALID_PARAMS, "invalid requestState", data={"reason": "malformed"}
             ) from None
+
+
+def _cursor(event: RequestReceived) -> str | UnsetType:
+    # The cursor of a list request (absent params: the first page).
+    params = event.params
+    return UNSET if isinstance(params, UnsetType) or params is None else params.cursor

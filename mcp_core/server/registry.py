@@ -34,6 +34,7 @@ from ..types.tasks import TASKS_EXTENSION, ToolExecution
 from .context import Context
 from .signatures import FunctionInfo, inspect_function
 from .signatures import output_schema as _output_schema
+from .tool_pages import ToolPages
 from .uri_template import UriTemplate, is_template
 
 __all__ = ["Registry", "ResourceEntry", "AdvancedHandler", "opt"]
@@ -134,6 +135,8 @@ class Registry:
         self._started = False
         # Tool name -> its x-mcp-header parameters, made when first asked for.
         self._header_paths: dict[str, dict[str, tuple[str, ...]]] | None = None
+        # tools/list pages while the tools stay the same (tool_pages.py).
+        self._tool_pages = ToolPages()
         self._capabilities: dict[tuple[bool, ...], ServerCapabilities] = {}
 
     def _threaded(self, threaded: bool | None) -> bool | None:
@@ -648,6 +651,7 @@ class Registry:
     def _changed(self, feature: str) -> None:
         if feature == "tools":
             self._header_paths = None
+            self._tool_pages.clear()
         if self._started:
             method = _LIST_CHANGED[feature]
             self._changes[method] = None
@@ -658,9 +662,9 @@ class Registry:
         """Call ``watcher(method, params)`` for every change notification to publish.
 
         A runtime serving this application on several connections watches once
-        per connection and hands each call to ``ServerSession.publish``, which
-        sends it where the client asked for it. Called synchronously, from
-        whatever changed the registry.
+        (or once per connection) and hands each call to ``ServerSession.publish``
+        of every connection, which sends it where the client asked for it.
+        Called synchronously, from whatever changed the registry.
 
         Returns:
             A function that stops the watching.

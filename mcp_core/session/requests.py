@@ -259,10 +259,13 @@ def send_response(session: BaseSession, request_id: RequestId, result: Any) -> N
         LocalProtocolError: no such request is waiting for an answer, or the
             session is closed or broken.
     """
-    incoming = session._requests.incoming.pop(request_id, None)
+    table = session._requests.incoming
+    incoming = table.pop(request_id, None)
     if incoming is None:
         session._unanswerable(request_id)
         return
+    if not table:
+        table.clear()  # gives back its slots: an idle session keeps an empty dict
     if incoming.modern:
         result = session._finish_result(result, incoming.method)
     session._out.append(Response(id=request_id, result=result))
@@ -291,9 +294,12 @@ def send_error(
         LocalProtocolError: no such request is waiting for an answer, or the
             session is closed or broken.
     """
-    if session._requests.incoming.pop(request_id, None) is None:
+    table = session._requests.incoming
+    if table.pop(request_id, None) is None:
         session._unanswerable(request_id)
         return
+    if not table:
+        table.clear()
     session._out.append(
         ErrorResponse(id=request_id, error=ErrorObject(code=code, message=message, data=data))
     )

@@ -139,6 +139,11 @@ def _derived(config: ServerConfig) -> _Derived:
     return derived
 
 
+# Never written: a session replaces them before its first decision (see _gate).
+_NOT_GATED: Final[dict[tuple[str, str], msgspec.json.Decoder[Any]]] = {}
+_NOT_GATED_LATEST: Final[dict[str, msgspec.json.Decoder[Any]]] = {}
+
+
 class ServerSession(BaseSession):
     """The server half of an MCP connection, sans I/O.
 
@@ -165,11 +170,13 @@ class ServerSession(BaseSession):
         # (an idle HTTP session should cost little).
         self._modern_revisions, self._legacy_revisions, self._server_meta = _derived(config)
         # (method, revision) -> params decoder, for the requests that passed _gate
-        # under self._gated_config; see _gate.
-        self._gated: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
+        # under self._gated_config; see _gate. Both start as shared empty tables,
+        # replaced by the first request (_gated_config is None until then), so an
+        # idle session holds none of its own.
+        self._gated: dict[tuple[str, str], msgspec.json.Decoder[Any]] = _NOT_GATED
         # The same, for the newest revision alone, keyed by method (_serve_stateless).
-        self._gated_latest: dict[str, msgspec.json.Decoder[Any]] = {}
-        self._gated_config = config
+        self._gated_latest: dict[str, msgspec.json.Decoder[Any]] = _NOT_GATED_LATEST
+        self._gated_config: ServerConfig | None = None
         # The last client read from a modern request's _meta (see ClientCache).
         # The client of the last 2026-07-28 request (see cached_client_of).
         self._client_key: bytes | None = None

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import anyio
 import pytest
 
-from benchmarks import curves
+from benchmarks import curves, listeners
 from benchmarks.harness import Settings
 from benchmarks.http_servers import free_port, listening
+from benchmarks.layers import LayerResult, Measurement
+from benchmarks.plot import _curves, plot
 from transports import Client, connect_in_memory
 from transports.http.client import http_connector
 from transports.stdio import connect_stdio
@@ -61,3 +64,43 @@ def test_idle_sessions_give_memory_and_call_cost_by_count() -> None:
     for measurement in found[1:]:
         assert all(value > 0 for value in measurement.values.values())
     assert lines == ["curves: 60 sessions idle", "curves: 90 sessions idle"]
+
+
+def test_listeners_give_memory_and_fan_out_by_count() -> None:
+    lines: list[str] = []
+    found = listeners.fan_out(Settings.quick(), lines.append, counts=(4, 8))
+    assert [m.name for m in found] == [
+        "listeners_memory_get",
+        "listeners_fan_out_get",
+        "listeners_memory_listen",
+        "listeners_fan_out_listen",
+    ]
+    for measurement in found:
+        assert list(measurement.values) == ["4 streams", "8 streams"]
+        assert [d["x"] for d in measurement.details.values()] == [4, 8]
+    assert lines == [
+        "curves: 4 standalone GET streams",
+        "curves: 8 standalone GET streams",
+        "curves: 4 subscriptions/listen streams",
+        "curves: 8 subscriptions/listen streams",
+    ]
+
+
+def test_curves_are_drawn_one_panel_per_family(tmp_path: Path) -> None:
+    x = {"1 streams": {"x": 1.0}, "2 streams": {"x": 2.0}}
+    layer = LayerResult(name="curves")
+    for name in ("listeners_fan_out_get", "listeners_fan_out_listen", "listeners_memory_get"):
+        layer.measurements.append(
+            Measurement(name, "t", "u", values={"1 streams": 3.0, "2 streams": 4.0}, details=x)
+        )
+    panels = dict(_curves([layer]))
+    assert {title for title, _, _ in panels} == {
+        "one list_changed fanned out to N streams",
+        "memory per open SSE stream",
+    }
+    fan_out = panels[
+        "one list_changed fanned out to N streams", "open streams", "us of server CPU per listener"
+    ]
+    assert fan_out == {"get": [(1.0, 3.0), (2.0, 4.0)], "listen": [(1.0, 3.0), (2.0, 4.0)]}
+    plot([layer], tmp_path / "curves.png", title="curves")
+    assert (tmp_path / "curves.png").stat().st_size > 0

@@ -90,7 +90,7 @@ class AnswerStream:
         self.session_id = session_id
         self.batch = batch
         self.pending = len(batch) or 1
-        self.batched: list[bytes] = []
+        self.batched: list[bytes] | None = [] if batch else None
         self.stream_id = stream_id
         self.request_id = request_id
         self.mode = mode
@@ -144,12 +144,13 @@ class AnswerStream:
         if final:
             self.pending -= 1
         if self.mode == "json":
-            if self.batch:
+            batched = self.batched
+            if batched is not None:
                 # A batch's responses go out together, as one JSON array.
-                self.batched.append(data)
+                batched.append(data)
                 if self.pending:
                     return
-                data = b"[" + b",".join(self.batched) + b"]"
+                data = b"[" + b",".join(batched) + b"]"
             self.response = (message, data)
             self.done = True
         else:
