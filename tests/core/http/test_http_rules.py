@@ -7,10 +7,10 @@ basic/transports/streamable-http.mdx.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
+import msgspec
 import pytest
 
 from mcp_core.http.decisions import Dispatch, EndSession, HttpRequest, OpenStream, Reply
@@ -322,7 +322,7 @@ def test_an_address_quota_counts_only_anonymous_sessions_of_that_address() -> No
     endpoint = HttpEndpoint(HttpServerConfig(max_sessions_per_address=1))
 
     def initialize(at: float, address: str | None, principal: str | None = None) -> Any:
-        head = dataclasses.replace(request(), client=address)
+        head = msgspec.structs.replace(request(), client=address)
         return endpoint.receive(head, INITIALIZE, at, principal)
 
     first = initialize(0.0, "10.0.0.1")
