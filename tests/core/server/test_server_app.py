@@ -699,6 +699,40 @@ def test_capabilities_only_for_what_is_registered_and_logging_always() -> None:
     assert config.capabilities == server.capabilities()
 
 
+def test_capabilities_follow_every_change_after_being_asked() -> None:
+    # capabilities() remembers its last answer (asked once per 2026-07-28 request):
+    # each change made after an answer must still show in the next one.
+    server = make_server()
+    asked = [wire(server.capabilities())]
+    server.add_tool(lambda: None, name="t")
+    asked.append(wire(server.capabilities()))
+    server.remove_tool("t")
+    asked.append(wire(server.capabilities()))
+    server.declare("prompts")
+    asked.append(wire(server.capabilities()))
+    server.subscribe = True
+    asked.append(wire(server.capabilities()))
+    server.subscribe = False
+    server.on_list_resources(lambda params, ctx: None)
+    asked.append(wire(server.capabilities()))
+    server.completion(lambda ref, argument, context: None)
+    asked.append(wire(server.capabilities()))
+    listed = {"listChanged": True}
+    assert asked == [
+        {"logging": {}},
+        {"logging": {}, "tools": listed},
+        {"logging": {}},
+        {"logging": {}, "prompts": listed},
+        {"logging": {}, "prompts": listed, "resources": {"subscribe": True, **listed}},
+        {"logging": {}, "prompts": listed, "resources": listed},
+        {"logging": {}, "prompts": listed, "resources": listed, "completions": {}},
+    ]
+    config = server.config()
+    assert config is server.config() and config.capabilities == server.capabilities()
+    server.add_tool(lambda: None, name="u")
+    assert server.config() is not config and "tools" in wire(server.config().capabilities)
+
+
 @pytest.mark.anyio
 async def test_list_changes_are_recorded_after_start() -> None:
     server = make_server(subscribe=True)
