@@ -578,6 +578,15 @@ def test_mcp_name_may_be_base64_encoded() -> None:
     assert decode_header_value("caf\u00e9") is None
 
 
+def test_header_values_allow_visible_ascii_space_and_tab_only() -> None:
+    # "Value Encoding": field values are visible ASCII, space and tab; anything
+    # else (controls, DEL, non-ASCII) makes the header invalid.
+    assert decode_header_value(" ~\tname with spaces!") == " ~\tname with spaces!"
+    assert decode_header_value("") == ""
+    for bad in ("a\x00", "a\x1f", "a\x7f", "\x85", "a\u2028", "\U0001f600", "a\r\n"):
+        assert decode_header_value(bad) is None, repr(bad)
+
+
 def test_missing_required_meta_gets_400_and_32602() -> None:
     # 2026-07-28 basic/index.mdx "Per-request protocol fields".
     for meta in ({}, {"io.modelcontextprotocol/protocolVersion": MODERN}):
