@@ -145,6 +145,8 @@ class ServerConnection:
         background: where tasks (mcp_core/tasks) run; by default ``task_group``.
             A transport serving many connections passes its own, so that a task
             outlives the connection that created it.
+        watching: watch the registry (and the tasks) for changes to publish
+            from the start; False leaves that to a later `watch`.
     """
 
     def __init__(
@@ -157,6 +159,7 @@ class ServerConnection:
         principal: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        watching: bool = True,
     ) -> None:
         self.server = server
         self.principal = principal
@@ -174,8 +177,29 @@ class ServerConnection:
         self.cancelled: Callable[[RequestId], None] | None = None
         # Registry changes may come from a handler in a worker thread.
         self._thread = threading.get_ident()
-        self._unwatch = server.watch(self._publish)
-        self._unwatch_tasks = server.tasks.watch(self._publish_task)
+        self._unwatch: Callable[[], None] | None = None
+        self._unwatch_tasks: Callable[[], None] | None = None
+        if watching:
+            self.watch()
+
+    def watch(self) -> None:
+        """Publish registry changes and task status notifications to the client
+        from now on (`ServerSession.publish` decides who wants each).
+
+        A 2026-07-28 session publishes only to its subscriptions: a transport
+        that serves each such request on a connection of its own watches only
+        once its request opened one (`ServerSession.subscriptions`), right after
+        feeding it, before anything can change.
+        """
+        if self._unwatch is None and not self.driver.closed:
+            self._unwatch = self.server.watch(self._publish)
+            self._unwatch_tasks = self.server.tasks.watch(self._publish_task)
+
+    def _stop_watching(self) -> None:
+        if self._unwatch is not None and self._unwatch_tasks is not None:
+            self._unwatch()
+            self._unwatch_tasks()
+            self._unwatch = self._unwatch_tasks = None
 
     async def _handle(self, event: RequestReceived) -> Any:
         ctx = Context(
@@ -199,8 +223,7 @@ class ServerConnection:
             anyio.from_thread.run_sync(self._publish, method, params)
             return
         if self.driver.closed:
-            self._unwatch()
-            self._unwatch_tasks()
+            self._stop_watching()
             return
         if self.session.publish(method, params):
             self.driver.flush()
@@ -212,8 +235,7 @@ class ServerConnection:
 
     def close(self) -> None:
         """Stop serving: cancel handlers, stop watching the registry."""
-        self._unwatch()
-        self._unwatch_tasks()
+        self._stop_watching()
         self.driver.close("the server closed the connection")
 
 
