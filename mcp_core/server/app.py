@@ -382,13 +382,14 @@ class Server(Registry):
         capabilities = self.capabilities()
         if self.extensions is not None:
             capabilities = msgspec.structs.replace(capabilities, extensions=self.extensions)
-        key = (revisions, tuple(sorted(options.items())))
+        key = (revisions, tuple(sorted(options.items()))) if options else revisions
         cached = self._configs.get(key)
         # The same config object while nothing changed, so that sessions share
-        # what they derive from it (an idle HTTP session should cost little).
+        # what they derive from it (an idle HTTP session should cost little; a
+        # 2026-07-28 HTTP request makes a session each).
         if (
             cached is not None
-            and cached.capabilities == capabilities
+            and (cached.capabilities is capabilities or cached.capabilities == capabilities)
             and cached.server_info == self.info
             and cached.instructions == self.instructions
         ):
