@@ -746,7 +746,10 @@ class Server(Registry):
         binding: str | None = None
         if not isinstance(params.request_state, UnsetType):
             binding = _binding(event.method, name, arguments)
-        state = await self._open(params.request_state, binding, ctx)
+        # Nothing to open without a requestState (most calls): no coroutine.
+        state = (
+            _State() if binding is None else await self._open(params.request_state, binding, ctx)
+        )
         answers = dict(state.answers)
         responses = params.input_responses
         # Answers count only beside the requestState sealed with the questions:
