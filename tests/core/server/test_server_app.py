@@ -283,6 +283,32 @@ async def test_sync_and_async_tools_under_both_loops() -> None:
 
 
 @pytest.mark.anyio
+async def test_tool_arguments_reach_keyword_positional_only_and_context_parameters() -> None:
+    # FunctionInfo.call: keywords alone, positional-only parameters, a Context;
+    # defaults (a mutable one copied per call) fill what the client left out.
+    server = make_server()
+
+    @server.tool
+    async def keywords(a: int, b: str = "b", seen: list[int] = []) -> str:  # noqa: B006
+        seen.append(a)
+        return f"{a} {b} {seen}"
+
+    @server.tool
+    async def positional(a: int, /, b: int, ctx: Context, c: int = 3) -> str:
+        return f"{a} {b} {c} {ctx.request_id}"
+
+    async def text(name: str, arguments: dict[str, Any]) -> str:
+        result = await dispatch(server, "tools/call", {"name": name, "arguments": arguments})
+        assert result.is_error is not True, result
+        return str(result.content[0].text)
+
+    assert await text("keywords", {"a": 1}) == "1 b [1]"
+    assert await text("keywords", {"a": 2, "b": "x", "zz": 0}) == "2 x [2]"
+    assert await text("positional", {"a": 1, "b": 2}) == "1 2 3 1"
+    assert await text("positional", {"b": 5, "a": 4, "c": 6}) == "4 5 6 1"
+
+
+@pytest.mark.anyio
 async def test_invalid_arguments_and_exceptions_are_tool_errors() -> None:
     server = make_server()
 
