@@ -28,7 +28,7 @@ from mcp_core import REVISIONS, Context, Limits, LocalProtocolError, Server, Ser
 from mcp_core.session import Event, ProtocolViolation, RequestCancelled, RequestReceived
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
-from .audience import join
+from .audience import Audience, join
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
 from .pump import DEFAULT_MAX_OUTBOX_BYTES, pump
 
@@ -149,6 +149,8 @@ class ServerConnection:
         objects: the transport hands the client the result objects themselves
             (the in-memory object pipe) rather than their JSON; results then skip
             `Server.wire_form`.
+        watching: hear the registry's (and the tasks') changes to publish from
+            the start; False leaves that to a later `watch`.
     """
 
     def __init__(
@@ -162,6 +164,7 @@ class ServerConnection:
         limits: Limits = DEFAULT_LIMITS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         objects: bool = False,
+        watching: bool = True,
     ) -> None:
         self.server = server
         self.principal = principal
@@ -179,8 +182,22 @@ class ServerConnection:
         #: may end what waited for the answer).
         self.cancelled: Callable[[RequestId], None] | None = None
         # Registry changes and task notifications: one watcher for all the
-        # connections of this application (see audience.py).
-        self._audience = join(server, self)
+        # connections of this application (see audience.py), joined by `watch`.
+        self._audience: Audience | None = None
+        if watching:
+            self.watch()
+
+    def watch(self) -> None:
+        """Publish registry changes and task status notifications to the client
+        from now on (`ServerSession.publish` decides who wants each).
+
+        A 2026-07-28 session publishes only to its subscriptions: a transport
+        that serves each such request on a connection of its own watches only
+        once its request opened one (`ServerSession.subscriptions`), right after
+        feeding it, before anything can change.
+        """
+        if self._audience is None and not self.driver.closed:
+            self._audience = join(self.server, self)
 
     async def _handle(self, event: RequestReceived) -> Any:
         ctx = Context(
@@ -209,7 +226,8 @@ class ServerConnection:
 
     def close(self) -> None:
         """Stop serving: cancel handlers, stop watching the registry."""
-        self._audience.discard(self)
+        if self._audience is not None:
+            self._audience.discard(self)
         self.driver.close("the server closed the connection")
 
 

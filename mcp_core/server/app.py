@@ -381,13 +381,14 @@ class Server(Registry):
         capabilities = self.capabilities()
         if self.extensions is not None:
             capabilities = msgspec.structs.replace(capabilities, extensions=self.extensions)
-        key = (revisions, tuple(sorted(options.items())))
+        key = (revisions, tuple(sorted(options.items()))) if options else revisions
         cached = self._configs.get(key)
         # The same config object while nothing changed, so that sessions share
-        # what they derive from it (an idle HTTP session should cost little).
+        # what they derive from it (an idle HTTP session should cost little; a
+        # 2026-07-28 HTTP request makes a session each).
         if (
             cached is not None
-            and cached.capabilities == capabilities
+            and (cached.capabilities is capabilities or cached.capabilities == capabilities)
             and cached.server_info == self.info
             and cached.instructions == self.instructions
         ):
@@ -749,7 +750,10 @@ class Server(Registry):
         binding: str | None = None
         if not isinstance(params.request_state, UnsetType):
             binding = _binding(event.method, name, arguments)
-        state = await self._open(params.request_state, binding, ctx)
+        # Nothing to open without a requestState (most calls): no coroutine.
+        state = (
+            _State() if binding is None else await self._open(params.request_state, binding, ctx)
+        )
         answers = dict(state.answers)
         responses = params.input_responses
         # Answers count only beside the requestState sealed with the questions:

@@ -138,6 +138,11 @@ class Registry:
         # tools/list pages while the tools stay the same (tool_pages.py).
         self._tool_pages = ToolPages()
         self._capabilities: dict[tuple[bool, ...], ServerCapabilities] = {}
+        # Bumped by every change that capabilities() reads (but `subscribe`, a
+        # public attribute, which it reads each time): its last answer stands
+        # while this and `subscribe` stay the same.
+        self._generation = 0
+        self._last_capabilities: tuple[int, bool, ServerCapabilities] | None = None
 
     def _threaded(self, threaded: bool | None) -> bool | None:
         # None lets inspect_function decide by the function (plain: a thread).
@@ -530,12 +535,14 @@ class Registry:
         if len(info.parameters) < 3:
             raise TypeError("a completion handler takes (ref, argument, context)")
         self._completion = info
+        self._generation += 1
         return fn
 
     # --- advanced handlers -------------------------------------------------------------
 
     def _on(self, method: str, fn: F) -> F:
         self._handlers[method] = fn
+        self._generation += 1
         return fn
 
     def on_list_tools(self, fn: F) -> F:
@@ -581,6 +588,7 @@ class Registry:
         if unknown:
             raise ValueError(f"unknown features {sorted(unknown)}")
         self._declared.update(features)
+        self._generation += 1
 
     def _offers(self, feature: str) -> bool:
         if feature == "tools":
@@ -601,10 +609,19 @@ class Registry:
         registry can change at run time), ``resources.subscribe`` when enabled,
         ``completions`` with a handler.
         """
+        subscribe = bool(self.subscribe)
+        last = self._last_capabilities
+        # Asked once per 2026-07-28 HTTP request (each has a session of its own).
+        if last is not None and last[0] == self._generation and last[1] == subscribe:
+            return last[2]
+        capabilities = self._capabilities_now(subscribe)
+        self._last_capabilities = (self._generation, subscribe, capabilities)
+        return capabilities
+
+    def _capabilities_now(self, subscribe: bool) -> ServerCapabilities:
         tools = self._offers("tools")
         prompts = self._offers("prompts")
-        resources = self._offers("resources") or bool(self.subscribe)
-        subscribe = bool(self.subscribe)
+        resources = self._offers("resources") or subscribe
         completions = self._completion is not None or "completions" in self._declared
         tasks = any(entry.task for entry in self._tools.values())
         # The same answer for the same registry: every session of an HTTP server
@@ -649,6 +666,7 @@ class Registry:
         return capabilities
 
     def _changed(self, feature: str) -> None:
+        self._generation += 1
         if feature == "tools":
             self._header_paths = None
             self._tool_pages.clear()

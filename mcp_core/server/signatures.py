@@ -136,7 +136,8 @@ class FunctionInfo:
             msgspec.ValidationError: the message says what is wrong and where.
         """
         converted = msgspec.convert(arguments, self.args_type, strict=strict)
-        values = {p.name: getattr(converted, p.name) for p in self.parameters}
+        # args_type has a field per parameter, same name, same order (_args_struct).
+        values = msgspec.structs.asdict(converted)
         if self.models:
             for name, model in self.models.items():
                 if name in values:
@@ -148,6 +149,8 @@ class FunctionInfo:
 
         Returns what the handler returns: a value, or an awaitable for ``async def``.
         """
+        if self.context_param is None and not self.positional:
+            return self.fn(**values)  # the common case: keywords alone
         kwargs = dict(values)
         if self.context_param is not None:
             kwargs[self.context_param] = ctx

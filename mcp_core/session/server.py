@@ -120,28 +120,30 @@ _NO_URIS: Final[frozenset[str]] = frozenset()
 #: "Task Status Notifications"), filtered by the subscription's taskIds.
 TASK_NOTIFICATION: Final = "notifications/tasks"
 
-_Derived = tuple[tuple[str, ...], tuple[str, ...], dict[str, Any]]
+_Gated = dict[tuple[str, str], msgspec.json.Decoder[Any]]
+_GatedLatest = dict[str, msgspec.json.Decoder[Any]]
+_Derived = tuple[tuple[str, ...], tuple[str, ...], dict[str, Any], _Gated, _GatedLatest]
 _last_derived: list[tuple[ServerConfig, _Derived]] = []
 
 
 def _derived(config: ServerConfig) -> _Derived:
-    # The modern and legacy revisions served and the serverInfo _meta of results,
-    # remembered for the last config seen: a server's sessions share one.
+    # The modern and legacy revisions served, the serverInfo _meta of results and
+    # the tables of _gate's decisions (which depend on the config alone),
+    # remembered for the last config seen: a server's sessions share one, and a
+    # 2026-07-28 HTTP request, served by a session of its own, finds its method
+    # decided already.
     if _last_derived and _last_derived[0][0] is config:
         return _last_derived[0][1]
     revisions = config.revisions
-    derived = (
+    derived: _Derived = (
         tuple(r for r in revisions if r not in LEGACY_REVISIONS),
         tuple(r for r in revisions if r in LEGACY_REVISIONS),
         {SERVER_INFO_KEY: config.server_info},
+        {},
+        {},
     )
     _last_derived[:] = [(config, derived)]
     return derived
-
-
-# Never written: a session replaces them before its first decision (see _gate).
-_NOT_GATED: Final[dict[tuple[str, str], msgspec.json.Decoder[Any]]] = {}
-_NOT_GATED_LATEST: Final[dict[str, msgspec.json.Decoder[Any]]] = {}
 
 
 class ServerSession(BaseSession):
@@ -168,15 +170,17 @@ class ServerSession(BaseSession):
         self._uris: set[str] | None = None
         # What follows from the config alone is shared by the sessions of one config
         # (an idle HTTP session should cost little).
-        self._modern_revisions, self._legacy_revisions, self._server_meta = _derived(config)
-        # (method, revision) -> params decoder, for the requests that passed _gate
-        # under self._gated_config; see _gate. Both start as shared empty tables,
-        # replaced by the first request (_gated_config is None until then), so an
-        # idle session holds none of its own.
-        self._gated: dict[tuple[str, str], msgspec.json.Decoder[Any]] = _NOT_GATED
-        # The same, for the newest revision alone, keyed by method (_serve_stateless).
-        self._gated_latest: dict[str, msgspec.json.Decoder[Any]] = _NOT_GATED_LATEST
-        self._gated_config: ServerConfig | None = None
+        # _gated: (method, revision) -> params decoder, for the requests that passed
+        # _gate under self._gated_config; _gated_latest: the same for the newest
+        # revision alone, keyed by method (_serve_stateless).
+        (
+            self._modern_revisions,
+            self._legacy_revisions,
+            self._server_meta,
+            self._gated,
+            self._gated_latest,
+        ) = _derived(config)
+        self._gated_config = config
         # The last client read from a modern request's _meta (see ClientCache).
         # The client of the last 2026-07-28 request (see cached_client_of).
         self._client_key: bytes | None = None
@@ -273,8 +277,7 @@ class ServerSession(BaseSession):
         """Refuse (-32601) a request we do not take in ``revision``; else its params decoder."""
         if self._gated_config is not self.config:
             # Another config may declare other capabilities: decide everything anew.
-            self._gated = {}
-            self._gated_latest = {}
+            self._gated, self._gated_latest = _derived(self.config)[3:]
             self._gated_config = self.config
         decoder = self._gated.get((message.method, revision))
         if decoder is None:
@@ -376,8 +379,7 @@ class ServerSession(BaseSession):
         # does) the gate has nothing more to say; else it is asked below, after
         # the _meta checks.
         if self._gated_config is not self.config:
-            self._gated = {}
-            self._gated_latest = {}
+            self._gated, self._gated_latest = _derived(self.config)[3:]
             self._gated_config = self.config
         decoder = self._gated_latest.get(method)
         gated = decoder is not None

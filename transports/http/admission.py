@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TypeAlias
+
+from msgspec import Struct
 
 from mcp_core.auth import Principal
 from mcp_core.http.decisions import AuthRefusal, HttpRequest
@@ -22,8 +23,7 @@ anonymous), or an `AuthRefusal` (400, 401 or 403). It may be a plain or an
 transport, so it should be quick. `transports.auth.BearerAuth` is one for OAuth."""
 
 
-@dataclass(frozen=True, slots=True)
-class Admitted:
+class Admitted(Struct, frozen=True):
     """A request head that passed `HttpService.admit`, who sent it, and the scopes
     of its access token (None: not a token's)."""
 

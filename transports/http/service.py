@@ -253,6 +253,8 @@ class HttpService(Answering):
         task_group: TaskGroup,
         principal: str | None,
         revisions: tuple[str, ...] | None = None,
+        *,
+        watching: bool = True,
     ) -> ServerConnection:
         return ServerConnection(
             self.server,
@@ -261,6 +263,7 @@ class HttpService(Answering):
             principal=principal,
             limits=self.limits,
             max_concurrency=self.max_concurrency,
+            watching=watching,
         )
 
     def _legacy_session(self, session_id: str, principal: str | None) -> ServerConnection:
@@ -462,11 +465,16 @@ class HttpService(Answering):
         assert self._tg is not None, "handle() is called while running()"
         stream = AnswerStream(None, None, decision.request_id, mode="sse" if decision.sse else None)
         stream.attached = True
-        connection = self._connection(self._tg, principal)
+        # It watches the registry only if its request opened a subscription,
+        # the only place a 2026-07-28 session publishes to (see
+        # `ServerConnection.watch`): most requests never do.
+        connection = self._connection(self._tg, principal, watching=False)
         driver = connection.driver
         driver.attach(modern_sink(self.endpoint, stream))
         try:
             jobs = driver.feed_inline(self._fed(decision))
+            if connection.session.subscriptions:
+                connection.watch()
             # The answer's watched scope is how the handler is cancelled: when the
             # client hangs up, or a write of the writer task fails (out.gone).
             await out.watched(

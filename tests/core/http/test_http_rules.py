@@ -7,10 +7,10 @@ basic/transports/streamable-http.mdx.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
+import msgspec
 import pytest
 
 from mcp_core.http.decisions import Dispatch, EndSession, HttpRequest, OpenStream, Reply
@@ -322,7 +322,7 @@ def test_an_address_quota_counts_only_anonymous_sessions_of_that_address() -> No
     endpoint = HttpEndpoint(HttpServerConfig(max_sessions_per_address=1))
 
     def initialize(at: float, address: str | None, principal: str | None = None) -> Any:
-        head = dataclasses.replace(request(), client=address)
+        head = msgspec.structs.replace(request(), client=address)
         return endpoint.receive(head, INITIALIZE, at, principal)
 
     first = initialize(0.0, "10.0.0.1")
@@ -576,6 +576,15 @@ def test_mcp_name_may_be_base64_encoded() -> None:
     assert isinstance(decision, Dispatch)
     assert decode_header_value("=?base64?IHBhZGRlZCA=?=") == " padded "
     assert decode_header_value("caf\u00e9") is None
+
+
+def test_header_values_allow_visible_ascii_space_and_tab_only() -> None:
+    # "Value Encoding": field values are visible ASCII, space and tab; anything
+    # else (controls, DEL, non-ASCII) makes the header invalid.
+    assert decode_header_value(" ~\tname with spaces!") == " ~\tname with spaces!"
+    assert decode_header_value("") == ""
+    for bad in ("a\x00", "a\x1f", "a\x7f", "\x85", "a\u2028", "\U0001f600", "a\r\n"):
+        assert decode_header_value(bad) is None, repr(bad)
 
 
 def test_missing_required_meta_gets_400_and_32602() -> None:

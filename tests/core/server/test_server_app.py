@@ -283,6 +283,32 @@ async def test_sync_and_async_tools_under_both_loops() -> None:
 
 
 @pytest.mark.anyio
+async def test_tool_arguments_reach_keyword_positional_only_and_context_parameters() -> None:
+    # FunctionInfo.call: keywords alone, positional-only parameters, a Context;
+    # defaults (a mutable one copied per call) fill what the client left out.
+    server = make_server()
+
+    @server.tool
+    async def keywords(a: int, b: str = "b", seen: list[int] = []) -> str:  # noqa: B006
+        seen.append(a)
+        return f"{a} {b} {seen}"
+
+    @server.tool
+    async def positional(a: int, /, b: int, ctx: Context, c: int = 3) -> str:
+        return f"{a} {b} {c} {ctx.request_id}"
+
+    async def text(name: str, arguments: dict[str, Any]) -> str:
+        result = await dispatch(server, "tools/call", {"name": name, "arguments": arguments})
+        assert result.is_error is not True, result
+        return str(result.content[0].text)
+
+    assert await text("keywords", {"a": 1}) == "1 b [1]"
+    assert await text("keywords", {"a": 2, "b": "x", "zz": 0}) == "2 x [2]"
+    assert await text("positional", {"a": 1, "b": 2}) == "1 2 3 1"
+    assert await text("positional", {"b": 5, "a": 4, "c": 6}) == "4 5 6 1"
+
+
+@pytest.mark.anyio
 async def test_invalid_arguments_and_exceptions_are_tool_errors() -> None:
     server = make_server()
 
@@ -697,6 +723,40 @@ def test_capabilities_only_for_what_is_registered_and_logging_always() -> None:
     config = server.config(revisions=(MODERN,))
     assert config.server_info.name == "test" and config.revisions == (MODERN,)
     assert config.capabilities == server.capabilities()
+
+
+def test_capabilities_follow_every_change_after_being_asked() -> None:
+    # capabilities() remembers its last answer (asked once per 2026-07-28 request):
+    # each change made after an answer must still show in the next one.
+    server = make_server()
+    asked = [wire(server.capabilities())]
+    server.add_tool(lambda: None, name="t")
+    asked.append(wire(server.capabilities()))
+    server.remove_tool("t")
+    asked.append(wire(server.capabilities()))
+    server.declare("prompts")
+    asked.append(wire(server.capabilities()))
+    server.subscribe = True
+    asked.append(wire(server.capabilities()))
+    server.subscribe = False
+    server.on_list_resources(lambda params, ctx: None)
+    asked.append(wire(server.capabilities()))
+    server.completion(lambda ref, argument, context: None)
+    asked.append(wire(server.capabilities()))
+    listed = {"listChanged": True}
+    assert asked == [
+        {"logging": {}},
+        {"logging": {}, "tools": listed},
+        {"logging": {}},
+        {"logging": {}, "prompts": listed},
+        {"logging": {}, "prompts": listed, "resources": {"subscribe": True, **listed}},
+        {"logging": {}, "prompts": listed, "resources": listed},
+        {"logging": {}, "prompts": listed, "resources": listed, "completions": {}},
+    ]
+    config = server.config()
+    assert config is server.config() and config.capabilities == server.capabilities()
+    server.add_tool(lambda: None, name="u")
+    assert server.config() is not config and "tools" in wire(server.config().capabilities)
 
 
 @pytest.mark.anyio

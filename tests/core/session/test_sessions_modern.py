@@ -566,3 +566,20 @@ def test_modern_server_checks_capabilities_again_under_a_new_config() -> None:
     assert isinstance(only(events, RequestReceived), RequestReceived)
     s.config = msgspec.structs.replace(s.config, capabilities=ServerCapabilities())
     assert only(feed(s, request("tools/list", id=2)), ProtocolViolation).code == -32601
+
+
+def test_sessions_share_gate_decisions_only_with_sessions_of_their_config() -> None:
+    # _gate's decisions are shared by the sessions of one config (a 2026-07-28
+    # HTTP request has a session of its own): one session's acceptance must not
+    # let a method through on a session whose config does not offer it, and back.
+    with_tools = server()
+    without = server(capabilities=ServerCapabilities())
+    assert isinstance(
+        only(feed(with_tools, request("tools/list")), RequestReceived), RequestReceived
+    )
+    assert only(feed(without, request("tools/list")), ProtocolViolation).code == -32601
+    again = ServerSession(with_tools.config)
+    assert isinstance(only(feed(again, request("tools/list")), RequestReceived), RequestReceived)
+    assert only(feed(without, request("tools/list", id=2)), ProtocolViolation).code == -32601
+    last = ServerSession(without.config)
+    assert only(feed(last, request("tools/list")), ProtocolViolation).code == -32601
