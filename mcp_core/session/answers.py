@@ -32,7 +32,7 @@ ONE_PASS_FROM: Final = 512
 """Messages shorter than this (bytes) go straight to decode_message. The guess costs
 ~4,000 instructions (a regular expression match); reading in one pass saves ~2,000
 on a 171-byte response and ~9 a byte more (callgrind, benchmarks/README.md "codec,
-third pass"), so it pays from ~300 bytes on."""
+third pass"), so it pays from ~400 bytes on."""
 
 _readers: dict[msgspec.json.Decoder[Any], OnePassResponseDecoder | None] = {}
 _COMPLETE: Final = (UNSET, "complete")
