@@ -139,7 +139,7 @@ class BaseSession:
     #: Whether the message being taken was decoded here from bytes: its typed params
     #: then hold plain JSON values, as Raw params would (session/per_request.py).
     _from_wire = False
-    #: How receive_bytes decodes a message (ServerSession: in one pass).
+    #: How receive_bytes decodes a message (both roles read some in one pass).
     _decode = staticmethod(decode_message)
     # The lifecycle table's rows for our role, resolved to our methods (see
     # _lifecycle.compile_rules): {state: {kind: (function, next state or None)}}.
@@ -357,8 +357,8 @@ class BaseSession:
         try:
             # A server reads requests in one pass: the params of a known method come
             # out typed, which decode_params hands back as they are
-            # (wire/jsonrpc.py OnePassDecoder); a client, mostly reading responses,
-            # the envelope alone.
+            # (wire/jsonrpc.py OnePassDecoder); a client, large responses to its
+            # requests with their result (session/answers.py), else the envelope.
             message = self._decode(data, self.limits)
         except RemoteProtocolError as exc:
             # A batch always lands here (an array is never a message), so asking

@@ -43,13 +43,16 @@ from ..wire.errors import (
 from ..wire.jsonrpc import (
     DEFAULT_LIMITS,
     Limits,
+    Message,
     Notification,
     Request,
     RequestId,
     Response,
+    decode_message,
     decode_result,
 )
 from . import opening as _opening
+from .answers import read_answer
 from .base import _READY, BaseSession
 from .config import (
     NEEDS_CLIENT_CAPABILITY,
@@ -259,6 +262,13 @@ class ClientSession(BaseSession):
 
     # --- receiving responses ----------------------------------------------------------
 
+    def _decode(self, data: bytes | Raw, limits: Limits = DEFAULT_LIMITS) -> Message:
+        # How receive_bytes decodes: a response to a request of ours may be read
+        # with its result in one pass (session/answers.py).
+        if self.state is _READY and type(data) is bytes:
+            return read_answer(self._requests.pending, data, limits)
+        return decode_message(data, limits)
+
     def _on_response(self, message: Response, now: float) -> list[Event]:
         pending = self._requests.pending.pop(message.id, None)
         if pending is None:
@@ -266,10 +276,16 @@ class ClientSession(BaseSession):
         method = pending.method
         # decode_result, its fast path inlined; it says what is wrong, if anything.
         raw = message.result
-        try:
-            result = pending.decoder.decode(raw) if type(raw) is Raw else _UNREAD
-        except (msgspec.DecodeError, UnicodeDecodeError):
-            result = _UNREAD
+        decoder = pending.decoder
+        if type(raw) is decoder.type:
+            # Read in one pass with the response (session/answers.py), or built
+            # in this process: decode_result hands it back as it is.
+            result = raw
+        else:
+            try:
+                result = decoder.decode(raw) if type(raw) is Raw else _UNREAD
+            except (msgspec.DecodeError, UnicodeDecodeError):
+                result = _UNREAD
         if result is _UNREAD:
             try:
                 result = decode_result(message, pending.decoder)

@@ -29,7 +29,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, Union
 
 import msgspec
 from msgspec import UNSET, Raw, UnsetType
@@ -353,6 +353,10 @@ def _typed_message(method: str, params_type: Any, request: bool) -> type[Any]:
     return msgspec.defstruct("OnePassMessage", fields, tag_field="method", tag=method, kw_only=True)
 
 
+class _Decode(Protocol):
+    def __call__(self, data: bytes | Raw, limits: Limits = ...) -> Message: ...
+
+
 class OnePassDecoder:
     """Decode a message and, for the methods it is given, its params in one pass.
 
@@ -360,66 +364,70 @@ class OnePassDecoder:
         requests: method -> params type, for methods sent as requests.
         notifications: method -> params type, for methods sent as notifications.
 
-    ``decode`` returns what ``decode_message`` returns, except that a request or
-    notification of a method given here carries its params already typed (or UNSET
-    when absent), which ``decode_params`` with that type hands back as they are.
+    ``decode(data, limits=DEFAULT_LIMITS)`` returns what ``decode_message`` returns,
+    except that a request or notification of a method given here carries its params
+    already typed (or UNSET when absent), which ``decode_params`` with that type
+    hands back as they are. It raises what decode_message raises for the same bytes.
 
     For a peer that receives requests and notifications mostly (a server): anything
     else is read twice, the union's failed attempt and decode_message (a response
     of 40 KB: ~1.5x decode_message alone).
     """
 
-    __slots__ = ("_decoder", "_notifications", "_requests")
+    __slots__ = ("decode",)
 
     def __init__(
         self, requests: Mapping[str, Any], notifications: Mapping[str, Any] | None = None
     ) -> None:
         members: list[Any] = []
-        self._requests: dict[type[Any], str] = {}
+        # member -> (is a request, method): one lookup tells both.
+        kinds: dict[type[Any], tuple[bool, str]] = {}
         for method, params_type in requests.items():
             member = _typed_message(method, params_type, request=True)
-            self._requests[member] = method
+            kinds[member] = (True, method)
             members.append(member)
-        notified: dict[type[Any], str] = {}
         for method, params_type in (notifications or {}).items():
             member = _typed_message(method, params_type, request=False)
-            notified[member] = method
+            kinds[member] = (False, method)
             members.append(member)
-        self._notifications = notified
-        self._decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Union[tuple(members)])  # noqa: UP007
+        union = msgspec.json.Decoder(Union[tuple(members)])  # noqa: UP007
+        self.decode: _Decode = _one_pass(union, kinds)
 
-    def decode(self, data: bytes | Raw, limits: Limits = DEFAULT_LIMITS) -> Message:
-        """Decode one message as decode_message does, typing the params of known methods.
 
-        Raises:
-            RemoteProtocolError: what decode_message raises for the same bytes.
-        """
+def _one_pass(
+    union: msgspec.json.Decoder[Any], kinds: dict[type[Any], tuple[bool, str]]
+) -> _Decode:
+    # A closure rather than a method: ~360 instructions less a message (of
+    # ~11,700, callgrind; benchmarks/README.md "codec, third pass").
+    fallback = decode_message
+    unset = UNSET
+    failures = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+
+    def decode(data: bytes | Raw, limits: Limits = DEFAULT_LIMITS) -> Message:
         if type(data) is not bytes:
             data = bytes(data)
-        size = len(data)
-        if size > limits.max_message_bytes:
-            return decode_message(data, limits)
+        if len(data) > limits.max_message_bytes:
+            return fallback(data, limits)
         try:
-            typed = self._decoder.decode(data)
-        except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
-            return decode_message(data, limits)
-        method = self._requests.get(type(typed))
-        if method is not None:
+            typed = union.decode(data)
+        except failures:
+            return fallback(data, limits)
+        request, method = kinds[type(typed)]
+        if request:
             message: Message = Request(id=typed.id, method=method, params=typed.params)
-        elif typed.id is UNSET:
-            method = self._notifications[type(typed)]
+        elif typed.id is unset:
             message = Notification(method=method, params=typed.params)
         else:
-            return decode_message(data, limits)
+            return fallback(data, limits)
         # The nesting limit, as decode_message has it: a message past it has a
         # member max_depth deep, which takes 2 * max_depth bytes besides the
         # envelope around it.
         max_depth = limits.max_depth
-        if size >= 2 * max_depth + _ENVELOPE_BYTES + len(method) and valid_nesting_exceeds(
-            data, max_depth
-        ):
-            return decode_message(data, limits)
+        if len(data) >= 2 * max_depth + _ENVELOPE_BYTES and valid_nesting_exceeds(data, max_depth):
+            return fallback(data, limits)
         return message
+
+    return decode
 
 
 # The shortest response around a member ``D``: {"jsonrpc":"2.0","id":0,"result":D}
@@ -441,18 +449,16 @@ class OnePassResponseDecoder:
     __slots__ = ("_decoder",)
 
     def __init__(self, result_type: Any) -> None:
-        # ``method`` and ``error`` are read to see that they are absent: with
-        # either, the two stages give a request or a refusal, never this response.
+        # No other member: with ``method`` or ``error`` the two stages give a
+        # request or a refusal, never this response, and a response has no other
+        # members (JSON-RPC 2.0 section 5), so any is left to decode_message. msgspec
+        # refuses them as it meets them, which is ~390 instructions cheaper on a
+        # small result than reading ``method`` and ``error`` to see them absent.
         message = msgspec.defstruct(
             "OnePassResponse",
-            [
-                ("jsonrpc", Literal["2.0"]),
-                ("id", int | str),
-                ("result", result_type),
-                ("method", Raw | UnsetType, UNSET),
-                ("error", Raw | UnsetType, UNSET),
-            ],
+            [("jsonrpc", Literal["2.0"]), ("id", int | str), ("result", result_type)],
             kw_only=True,
+            forbid_unknown_fields=True,
         )
         self._decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(message)
 
@@ -470,16 +476,11 @@ class OnePassResponseDecoder:
         except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
             return decode_message(data, limits)
         max_depth = limits.max_depth
-        if (
-            typed.method is UNSET
-            and typed.error is UNSET
-            and not (
-                size >= 2 * max_depth + _RESPONSE_ENVELOPE_BYTES
-                and valid_nesting_exceeds(bytes(data), max_depth)
-            )
+        if size >= 2 * max_depth + _RESPONSE_ENVELOPE_BYTES and valid_nesting_exceeds(
+            bytes(data), max_depth
         ):
-            return Response(id=typed.id, result=typed.result)
-        return decode_message(data, limits)
+            return decode_message(data, limits)
+        return Response(id=typed.id, result=typed.result)
 
 
 def decode_batch(data: bytes, limits: Limits = DEFAULT_LIMITS) -> list[Raw]:
@@ -537,19 +538,20 @@ def decode_params(message: Request | Notification, decoder: msgspec.json.Decoder
             they are not a JSON object at all; ``request_id`` is the request's id.
     """
     params = message.params
+    # Params of the decoder's own type are handed over as they are: the one-pass
+    # decoders' (read off the wire with that type), or a message built in this
+    # process (the in-memory message mode). First, as that is the common case.
+    if type(params) is decoder.type:
+        return params
     if type(params) is Raw:
         try:
             return decoder.decode(params)
         except (msgspec.DecodeError, UnicodeDecodeError):
             pass  # the slow path below says precisely what is wrong
-    if params is UNSET:
+    elif params is UNSET:
         params = _EMPTY_OBJECT
-    elif type(params) is not Raw:
-        # Messages built in this process (the in-memory message mode) carry their
-        # params unencoded: hand over a value of the right type as it is, and put
-        # anything else through the codec so both modes accept the same inputs.
-        if type(params) is decoder.type:
-            return params
+    else:
+        # Anything else goes through the codec, so both modes accept the same inputs.
         params = Raw(_encoder.encode(params))
     request_id = message.id if type(message) is Request else None
     return _decode_payload(params, decoder, request_id, "params")
@@ -562,14 +564,14 @@ def decode_result(response: Response, decoder: msgspec.json.Decoder[_T]) -> _T:
         RemoteProtocolError: -32602 when the result does not fit the expected type.
     """
     result = response.result
+    if type(result) is decoder.type:  # as decode_params
+        return result
     if type(result) is Raw:
         try:
             return decoder.decode(result)
         except (msgspec.DecodeError, UnicodeDecodeError):
             pass  # the slow path below says precisely what is wrong
-    elif type(result) is not Raw:
-        if type(result) is decoder.type:
-            return result
+    else:
         result = Raw(_encoder.encode(result))
     return _decode_payload(result, decoder, response.id, "result")
 

@@ -9,6 +9,13 @@
 # then `"result"` or `"error"`: the message is an answer and its id is known. A
 # `"method"` (a request or notification), a nested value before that, or a head that
 # ends first gives None: the caller cannot tell what was lost. Linear in the head.
+#
+# `response_id_hint` is a cheaper guess, for a client choosing the result type of a
+# whole response before decoding it (wire/jsonrpc.py OnePassResponseDecoder): the
+# integer id of a response written compactly as our encoder (and the Python SDK)
+# write one, `{"jsonrpc":"2.0","id":N,"result":...}`, or as the TypeScript SDK does,
+# `{"result":...,"jsonrpc":"2.0","id":N}`. Anything else gives None. It is only a
+# guess: the caller checks the id it decodes (a string holding that text fools it).
 
 from __future__ import annotations
 
@@ -19,7 +26,7 @@ import msgspec
 
 from .jsonrpc import RequestId
 
-__all__ = ["answer_id"]
+__all__ = ["answer_id", "response_id_hint"]
 
 _OPEN: Final = re.compile(rb"\s*\{")
 _KEY: Final = re.compile(rb'\s*("(?:[^"\\]|\\.)*")\s*:\s*')
@@ -27,6 +34,10 @@ _SCALAR: Final = re.compile(
     rb'("(?:[^"\\]|\\.)*"|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true|false|null)'
     rb"\s*,"
 )
+_HEAD_ID: Final = re.compile(rb'\{"jsonrpc":"2\.0","id":(0|[1-9][0-9]{0,17}),"result":')
+_TAIL_ID: Final = re.compile(rb',"jsonrpc":"2\.0","id":(0|[1-9][0-9]{0,17})\}\s*\Z')
+_TAIL_BYTES: Final = 48
+"""Enough for the tail above with an 18-digit id and some trailing whitespace."""
 _MAX_MEMBERS: Final = 8
 """Members looked at before giving up (an answer has three)."""
 
@@ -64,3 +75,14 @@ def _text(token: bytes) -> object:
         return msgspec.json.decode(token)
     except msgspec.DecodeError:
         return None
+
+
+def response_id_hint(data: bytes) -> int | None:
+    """The integer id of the response that ``data`` seems to be, read from where
+    compact encoders put it (see above); None when it is not there. A guess only."""
+    found = _HEAD_ID.match(data)
+    if found is None:
+        found = _TAIL_ID.search(data, max(0, len(data) - _TAIL_BYTES))
+        if found is None:
+            return None
+    return int(found[1])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcp_core.wire import Response, encode_message
-from mcp_core.wire.peek import answer_id
+from mcp_core.wire.peek import answer_id, response_id_hint
 
 
 @pytest.mark.parametrize(
@@ -32,3 +32,26 @@ from mcp_core.wire.peek import answer_id
 )
 def test_answer_id(head: bytes, expected: object) -> None:
     assert answer_id(head) == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (encode_message(Response(id=7, result={"content": []})), 7),  # ours
+        (b'{"result":{"content":[]},"jsonrpc":"2.0","id":12}', 12),  # the TypeScript SDK's
+        (b'{"result":{},"jsonrpc":"2.0","id":0}\n', 0),
+        (b'{"jsonrpc":"2.0","id":123456789012345678,"result":1}', 123456789012345678),
+        # Anything else: None (the two-stage read follows).
+        (b'{"jsonrpc": "2.0", "id": 7, "result": 1}', None),
+        (b'{"jsonrpc":"2.0","id":"7","result":1}', None),
+        (b'{"jsonrpc":"2.0","id":-7,"result":1}', None),
+        (b'{"jsonrpc":"2.0","id":07,"result":1}', None),
+        (b'{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":""}}', None),
+        (b'{"jsonrpc":"2.0","id":7,"method":"ping"}', None),
+        (b'{"jsonrpc":"2.0","method":"x","params":{"jsonrpc":"2.0","id":7}}', None),
+        (b'{"id":7,"jsonrpc":"2.0","result":1}', None),
+        (b"", None),
+    ],
+)
+def test_response_id_hint(data: bytes, expected: object) -> None:
+    assert response_id_hint(data) == expected
