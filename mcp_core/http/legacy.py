@@ -71,13 +71,24 @@ class LegacyRules:
     stream_prefix: str
 
     @staticmethod
-    @staticmethod
     def _decode(body: bytes) -> Message | Reply:
         try:
             return decode_message(body)
         except RemoteProtocolError as exc:
             reply = error_reply(exc)
             return Reply(exc.http_status, (JSON_HEADER,), encode_message(reply))
+
+    @classmethod
+    def _admit(
+        cls, body: bytes, guard: Callable[[Message], Reply | None] | None
+    ) -> Message | Reply:
+        # The message, or the reply refusing it: unreadable, or denied by ``guard``
+        # (a protected resource's scope check).
+        message = cls._decode(body)
+        if isinstance(message, Reply) or guard is None:
+            return message
+        refusal = guard(message)
+        return message if refusal is None else refusal
 
     def _allow(self) -> tuple[str, str]:
         methods = ["GET", "POST"] if self.config.standalone_stream else ["POST"]
@@ -116,12 +127,9 @@ class LegacyRules:
     ) -> Decision:
         if is_batch(body):
             return self._legacy_batch(request, body, now, principal, guard)
-        message = self._decode(body)
+        message = self._admit(body, guard)
         if isinstance(message, Reply):
             return message
-        refusal = guard(message) if guard is not None else None
-        if refusal is not None:
-            return refusal
         created = False
         if (
             type(message) is Request

@@ -332,12 +332,9 @@ class HttpEndpoint(LegacyRules):
         body: bytes,
         guard: Callable[[Message], Reply | None] | None = None,
     ) -> Decision:
-        message = self._decode(body)
+        message = self._admit(body, guard)
         if isinstance(message, Reply):
             return message
-        refusal = guard(message) if guard is not None else None
-        if refusal is not None:
-            return refusal
         if type(message) is Notification:
             # "Sending Messages" item 5; no header rules for notifications.
             return Dispatch(message, body, None, accepted=Reply(202))
