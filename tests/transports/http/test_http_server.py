@@ -14,6 +14,7 @@ import itertools
 import logging
 
 import anyio
+import h11
 import pytest
 from http_helpers import (
     LIMIT,
@@ -34,6 +35,8 @@ from mcp_core.wire import HEADER_MISMATCH
 from transports.http.server import HttpTimeouts, serve_http
 
 pytestmark = pytest.mark.anyio
+
+CHANGED = b"notifications/tools/list_changed"
 
 
 # --- the legacy era ----------------------------------------------------------------------------
@@ -235,6 +238,32 @@ async def test_an_idle_connection_is_closed() -> None:
     timeouts = HttpTimeouts(keep_alive=0.05)
     async with running(make_server(Gates()), timeouts) as port, RawClient(port) as client:
         assert await client.closed()
+
+
+async def test_a_quiet_stream_gets_keep_alive_comments_and_then_its_events() -> None:
+    # After sse_ping of quiet, a comment (2026-07-28 streamable-http.mdx suggests
+    # them for long streams); the stream goes on: a change still reaches it.
+    server = make_server(Gates())
+    async with running(server, HttpTimeouts(sse_ping=0.05)) as port, RawClient(port) as client:
+        session_id = await open_session(client, "2025-11-25")
+        async with RawClient(port) as listener:
+            await listener.send("GET", mcp_session_id=session_id, mcp_protocol_version="2025-11-25")
+            assert (await listener.head()).status == 200
+            body = b""
+            while body.count(b":\n\n") < 2:
+                event = await listener._event()
+                assert isinstance(event, h11.Data), event
+                body += bytes(event.data)
+
+            def added() -> str:
+                """A tool added while the stream waits."""
+                return ""
+
+            server.add_tool(added)
+            while CHANGED not in body:
+                event = await listener._event()
+                assert isinstance(event, h11.Data), event
+                body += bytes(event.data)
 
 
 async def test_a_connection_idle_after_its_requests_is_closed() -> None:
