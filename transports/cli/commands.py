@@ -516,6 +516,20 @@ def _configure_gateway(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trace", action="store_true", help="print every upstream message on stderr"
     )
+    parser.add_argument(
+        "--parked-ttl",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="how long a call waits, parked, for a 2026-07-28 client's answers to an "
+        "upstream's questions (default: the requestState's lifetime, 300)",
+    )
+    parser.add_argument(
+        "--max-parked",
+        type=_positive_int,
+        default=1000,
+        metavar="N",
+        help="calls parked at once, at most (1000); past it an upstream's question is refused",
+    )
 
 
 def _run_gateway(args: argparse.Namespace) -> int:

@@ -286,7 +286,7 @@ def run_gateway(args: argparse.Namespace) -> int:
             options.update(trace=True, on_trace=_trace_line)
         manager = Manager(servers, **options)
         # Before connecting: the upstreams are told the capabilities its relays give.
-        gateway = gateway_server(manager)
+        gateway = gateway_server(manager, parked_ttl=args.parked_ttl, max_parked=args.max_parked)
         async with manager:
             await manager.wait_ready()
             _unavailable(manager.status())

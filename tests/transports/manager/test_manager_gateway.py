@@ -20,6 +20,12 @@ from runtime_helpers import only_text
 from mcp_core import McpError
 from mcp_core.manager import Backoff, TraceEntry
 from mcp_core.session import ProgressReceived
+from mcp_core.types import (
+    CallToolRequestParams,
+    CreateMessageResult,
+    InputRequiredResult,
+    TextContent,
+)
 from mcp_core.wire import INVALID_PARAMS
 from transports import Client
 from transports.manager import Manager, gateway_server
@@ -184,3 +190,27 @@ async def test_mcp_core_gateway_on_http(tmp_path: Path) -> None:
             process.terminate()
             with anyio.CancelScope(shield=True):
                 await process.wait()
+
+
+async def test_mcp_core_gateway_takes_its_parking_bounds(tmp_path: Path) -> None:
+    # --max-parked 1: while one call waits for a 2026-07-28 client's answer, the
+    # next call's question is refused (the default bound is 1,000); a bound below
+    # 1 is a usage error.
+    with anyio.fail_after(LIMIT):
+        argv = [sys.executable, "-m", "transports", "gateway", "--config", servers_file(tmp_path)]
+        bad = await anyio.run_process(
+            [*argv, "--max-parked", "0"], env={**os.environ, **ENV}, cwd=paths.ROOT, check=False
+        )
+        assert bad.returncode == 2 and b"must be at least 1" in bad.stderr
+        argv += ["--max-parked", "1", "--parked-ttl", "30"]
+        connector = stdio_connector(argv, env=ENV, cwd=paths.ROOT)
+        async with Client(connector, revisions=("2026-07-28",), sampling=_sampled) as client:
+            params = CallToolRequestParams(name="m.interview", arguments={"rounds": 1})
+            first = await client.request("tools/call", params)
+            assert type(first) is InputRequiredResult
+            with pytest.raises(McpError, match="holds as many calls"):
+                await client.request("tools/call", params)
+
+
+def _sampled(params: Any) -> CreateMessageResult:
+    return CreateMessageResult(role="assistant", content=TextContent(text="a"), model="m")
