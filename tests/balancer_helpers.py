@@ -14,6 +14,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, Final
 
 import anyio
@@ -128,6 +130,18 @@ class AsgiDeployment(Deployment):
                 stderr=subprocess.DEVNULL,
             )  # fmt: skip
             self.processes.append(uvicorn)
+
+
+@contextmanager
+def deployed(kind: str, redis_url: str) -> Iterator[Deployment]:
+    """The deployment of ``kind`` on the Redis at ``redis_url``, running within:
+    "h11" (mcp-core serve --workers) or "uvicorn" (the ASGI app)."""
+    running = AsgiDeployment(redis_url) if kind == "uvicorn" else Deployment(redis_url)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
 
 
 class Modern:

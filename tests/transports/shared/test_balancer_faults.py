@@ -17,10 +17,10 @@ from balancer_helpers import (
     LIMIT,
     META,
     WORKERS,
-    AsgiDeployment,
     Deployment,
     Legacy,
     Modern,
+    deployed,
     pause_call,
 )
 from http_helpers import RawClient, data, modern_headers
@@ -48,13 +48,8 @@ def redis(tmp_path: Path) -> Iterator[RedisProcess]:
 
 @pytest.fixture(params=["h11", "uvicorn"])
 def deployment(request: pytest.FixtureRequest, redis: RedisProcess) -> Iterator[Deployment]:
-    kind = AsgiDeployment if request.param == "uvicorn" else Deployment
-    running = kind(redis.url)
-    running.start()
-    try:
+    with deployed(request.param, redis.url) as running:
         yield running
-    finally:
-        running.stop()
 
 
 async def test_a_worker_killed_mid_call_fails_that_call_only(deployment: Deployment) -> None:
