@@ -217,6 +217,19 @@ class Answering:
             await out.start(200, head, data, end=True)
             return
         await out.start(200, head, data)
+        # While this task waits, what is queued is written at once if the socket
+        # takes it (a responder that can: the h11 server's connection).
+        direct = getattr(out, "try_send", None)
+        stream.direct = direct
+        try:
+            await self._write_events(out, stream, poll_after)
+        finally:
+            if stream.direct is direct:
+                stream.direct = None
+
+    async def _write_events(
+        self, out: Responder, stream: AnswerStream, poll_after: float | None
+    ) -> None:
         ping = self.timeouts.sse_ping
         close_at = None if poll_after is None else self.now() + poll_after
         while True:
