@@ -105,6 +105,7 @@ class HttpConnection:
         self._way: asyncio.WriteTransport | socket.socket | bool | None = None
         self._behind = b""  # what a try_send could not write: it goes first
         self._sending = False
+        self._chunked = False  # the response's body is in chunks, seen by h11's first
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -340,7 +341,7 @@ class HttpConnection:
             return None
         if isinstance(way, socket.socket):
             try:
-                framed = self.h11.send(h11.Data(data=data)) or b""
+                framed = self._chunk(data)
             except h11.LocalProtocolError:
                 return None
             try:
@@ -358,7 +359,7 @@ class HttpConnection:
         if way.get_write_buffer_size() or way.is_closing():
             return None
         try:
-            way.write(self.h11.send(h11.Data(data=data)) or b"")
+            way.write(self._chunk(data))
         except (RuntimeError, h11.LocalProtocolError):
             return None
         return True
@@ -372,7 +373,18 @@ class HttpConnection:
         if self.owner.stopping and _CLOSE not in headers:
             headers = (*headers, _CLOSE)  # the last answer on this connection
         response, lines = response_head(status, headers)
+        self._chunked = False
         return with_lines(self.h11.send(response) or b"", lines)
+
+    def _chunk(self, data: bytes) -> bytes:
+        # A part of the body as h11 frames it. Its Data costs more than the rest
+        # of a direct write (~7 us): once h11 has framed one as a chunk of
+        # this response, the next are framed here the same way.
+        if self._chunked:
+            return b"%x\r\n%b\r\n" % (len(data), data)
+        framed = self.h11.send(h11.Data(data=data)) or b""
+        self._chunked = framed == b"%x\r\n%b\r\n" % (len(data), data)
+        return framed
 
     async def reply(self, reply: Reply) -> None:
         length = ("content-length", str(len(reply.body)))
