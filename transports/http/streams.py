@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from time import monotonic as _monotonic
 from typing import Final
 
 import anyio
@@ -79,6 +80,7 @@ class AnswerStream:
         "request_id",
         "response",
         "session_id",
+        "spoke",
         "stream_id",
     )
 
@@ -107,6 +109,7 @@ class AnswerStream:
         self.overflow = False
         self.early: Callable[[], None] | None = None
         self.direct: Callable[[bytes], bool | None] | None = None
+        self.spoke = 0.0  # when `direct` last wrote (time.monotonic)
         # The writer's event, made when it first waits: an idle session's
         # standalone stream then costs no event. True: woken with nobody waiting.
         self._wake: anyio.Event | bool | None = None
@@ -126,12 +129,17 @@ class AnswerStream:
                 written = direct(items[0] if len(items) == 1 else b"".join(items))
                 if written is not None:
                     items.clear()
+                    self.spoke = _monotonic()
                     if written:
                         return
                     # Written in part: the writer sends the rest (an empty write).
                     items.append(b"")
             assert isinstance(wake, anyio.Event)
             wake.set()
+
+    def quiet_for(self) -> float:
+        """Seconds since an event was last written directly (`direct`)."""
+        return _monotonic() - self.spoke
 
     async def wait(self) -> None:
         """Wait for something new (a message, the end)."""

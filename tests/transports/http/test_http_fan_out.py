@@ -4,7 +4,8 @@ socket takes them (`HttpConnection.try_send`), and by the stream's own writer
 task when it does not; either way every stream gets each event once, in order,
 and a client that stops reading holds up nobody else.
 
-Every wait is bounded by LIMIT; nothing sleeps to synchronise.
+Every wait is bounded by LIMIT; nothing sleeps to synchronise (one test lets
+sse_ping periods go by, on a clock of its own for the quiet they measure).
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import pytest
 from anyio.abc import SocketAttribute
 from http_helpers import META, RawClient, modern_headers, open_session, reply_of, running
 
 from mcp_core import Server
 from mcp_core.wire import ServerSentEvent
+from transports.http import streams as streams_module
 from transports.http.connection import HttpConnection
 from transports.http.server import HttpTimeouts
 
@@ -220,3 +223,33 @@ async def test_keep_alive_comments_still_come_between_direct_writes() -> None:
             body += bytes(event.data)
         add_tool(server, 1)
         await listener.until(heard(CHANGED, 2))
+
+
+async def test_no_keep_alive_comment_while_events_are_written_directly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The stream's writer task sleeps through direct writes, and its timer still
+    # fires every sse_ping: the comment is due only after sse_ping of quiet
+    # since the last event. The streams' clock is the test's: it stands still
+    # (no quiet at all since the event), then jumps (quiet long enough).
+    clock = [1000.0]
+    monkeypatch.setattr(streams_module, "_monotonic", lambda: clock[0])
+    server = fan_server()
+    timeouts = HttpTimeouts(sse_ping=0.02)
+    async with running(server, timeouts) as port, legacy_stream(port) as listener:
+        raw = listener.raw
+
+        async def read_until(marker: bytes, count: int) -> bytes:
+            body = b""
+            while body.count(marker) < count:
+                event = await raw._event()
+                body += bytes(event.data)
+            return body
+
+        add_tool(server, 0)
+        await read_until(CHANGED.encode(), 1)
+        await anyio.sleep(0.2)  # ten sse_ping periods, all "quiet" for 0 s
+        add_tool(server, 1)
+        assert b":\n\n" not in await read_until(CHANGED.encode(), 1)
+        clock[0] += 1.0
+        await read_until(b":\n\n", 1)
