@@ -176,6 +176,10 @@ def _opened(
         _read_until(streams, b"\n\n" if kind == "get" else b"acknowledged")
         time.sleep(0.3)
         after, _ = resident_kib(pid)
+        # A fresh control connection: the first one may have been idle past the
+        # server's keep_alive while thousands of streams opened (a loaded machine).
+        control.close()
+        control = RawHttpClient(_HOST, port, 1)
         yield streams, control, after - before
     finally:
         for sock in streams:

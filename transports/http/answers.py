@@ -217,8 +217,22 @@ class Answering:
             await out.start(200, head, data, end=True)
             return
         await out.start(200, head, data)
+        # While this task waits, what is queued is written at once if the socket
+        # takes it (a responder that can: the h11 server's connection).
+        direct = getattr(out, "try_send", None)
+        stream.direct = direct
+        try:
+            await self._write_events(out, stream, poll_after)
+        finally:
+            if stream.direct is direct:
+                stream.direct = None
+
+    async def _write_events(
+        self, out: Responder, stream: AnswerStream, poll_after: float | None
+    ) -> None:
         ping = self.timeouts.sse_ping
         close_at = None if poll_after is None else self.now() + poll_after
+        quiet_left = ping  # before a keep-alive comment is due
         while True:
             if stream.items:
                 data = stream.take()
@@ -229,7 +243,7 @@ class Answering:
                 continue
             if stream.done or stream.overflow:
                 break
-            left = ping if close_at is None else min(ping, close_at - self.now())
+            left = quiet_left if close_at is None else min(quiet_left, close_at - self.now())
             if left <= 0:
                 # Polling: its events wait in the event store for the client's GET.
                 stream.detach(out)
@@ -237,8 +251,15 @@ class Answering:
             out.watch()
             with anyio.move_on_after(left) as quiet:
                 await stream.wait()
-            if quiet.cancelled_caught and left == ping:
+            if quiet.cancelled_caught and left == quiet_left:
+                # Events written directly meanwhile (`AnswerStream.wake`) did not
+                # wake this task: the comment is due after sse_ping of quiet since.
+                since = stream.quiet_for()
+                if since < ping:
+                    quiet_left = ping - since
+                    continue
                 await out.send(b":\n\n")
+            quiet_left = ping
         if stream.overflow:
             raise PeerGone
         await out.end()

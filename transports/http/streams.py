@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from time import monotonic as _monotonic
 from typing import Final
 
 import anyio
@@ -57,6 +58,9 @@ class AnswerStream:
         batch: the ids of the requests of a 2025-03-26 batch answered together.
         pending: responses still to come before the stream ends.
         batched: the responses of a batch answered in JSON, until the last.
+        direct: while its SSE writer waits, how to write its events at once
+            (the connection's `try_send`): what the socket takes then is written
+            by whoever queued it, and the writer sleeps on.
     """
 
     __slots__ = (
@@ -64,6 +68,7 @@ class AnswerStream:
         "attached",
         "batch",
         "batched",
+        "direct",
         "done",
         "early",
         "items",
@@ -75,6 +80,7 @@ class AnswerStream:
         "request_id",
         "response",
         "session_id",
+        "spoke",
         "stream_id",
     )
 
@@ -102,6 +108,8 @@ class AnswerStream:
         self.owner: object = None
         self.overflow = False
         self.early: Callable[[], None] | None = None
+        self.direct: Callable[[bytes], bool | None] | None = None
+        self.spoke = 0.0  # when `direct` last wrote (time.monotonic)
         # The writer's event, made when it first waits: an idle session's
         # standalone stream then costs no event. True: woken with nobody waiting.
         self._wake: anyio.Event | bool | None = None
@@ -111,8 +119,27 @@ class AnswerStream:
         if wake is None:
             self._wake = True
         elif wake is not True:
+            # The writer waits (or is woken and not yet running): nothing of
+            # this stream is being written.
+            direct = self.direct
+            if direct is not None and not self.done and not self.overflow:
+                items = self.items
+                if not items:
+                    return  # nothing new for the writer (the events went)
+                written = direct(items[0] if len(items) == 1 else b"".join(items))
+                if written is not None:
+                    items.clear()
+                    self.spoke = _monotonic()
+                    if written:
+                        return
+                    # Written in part: the writer sends the rest (an empty write).
+                    items.append(b"")
             assert isinstance(wake, anyio.Event)
             wake.set()
+
+    def quiet_for(self) -> float:
+        """Seconds since an event was last written directly (`direct`)."""
+        return _monotonic() - self.spoke
 
     async def wait(self) -> None:
         """Wait for something new (a message, the end)."""
