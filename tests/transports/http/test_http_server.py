@@ -129,6 +129,39 @@ async def test_a_modern_handler_streams_what_it_sends_while_it_runs() -> None:
         assert (await client.answer()).json()["id"] == 7
 
 
+async def test_what_a_modern_handler_sends_after_its_answer_is_dropped() -> None:
+    # A request is served on a session of its own, which ends with its answer: a
+    # handler that keeps its Context (a task it detached, a thread abandoned on
+    # cancel) reaches no other request's answer through it.
+    kept: list[Context] = []
+    server = make_server(Gates())
+
+    @server.tool
+    async def keep(ctx: Context) -> str:
+        """Keep the Context for later."""
+        kept.append(ctx)
+        return "kept"
+
+    meta = {**META, "progressToken": "p", "io.modelcontextprotocol/logLevel": "debug"}
+    async with running(server) as port, RawClient(port) as client:
+        await client.send(
+            "POST", call("keep", {}, id=7, _meta=meta), **modern_headers("tools/call", "keep")
+        )
+        answer = await client.answer()
+        assert answer.headers["content-type"] == "application/json"
+        assert answer.json()["id"] == 7
+        (ctx,) = kept
+        await ctx.report_progress(1, 2)
+        await ctx.info("late")
+        await ctx.peer.send_notification("notifications/tools/list_changed", None)
+        request = call("echo", {"text": "next"}, id=8, _meta=meta)
+        await client.send("POST", request, **modern_headers("tools/call", "echo"))
+        answer = await client.answer()
+        assert answer.headers["content-type"] == "application/json"
+        assert answer.json()["id"] == 8
+        assert answer.json()["result"]["content"][0]["text"] == "next"
+
+
 async def test_a_legacy_handler_streams_what_it_sends_while_it_runs() -> None:
     gates = Gates()
     async with running(_stepping(gates)) as port, RawClient(port) as client:
