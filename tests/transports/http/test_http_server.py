@@ -132,9 +132,12 @@ async def test_a_modern_handler_streams_what_it_sends_while_it_runs() -> None:
 async def test_what_a_modern_handler_sends_after_its_answer_is_dropped() -> None:
     # A request is served on a session of its own, which ends with its answer: a
     # handler that keeps its Context (a task it detached, a thread abandoned on
-    # cancel) reaches no other request's answer through it.
+    # cancel) reaches no other request's answer through it, here the next
+    # request's on the same connection, sent while that one runs (the first has
+    # ended by then: a connection serves its requests one after another).
     kept: list[Context] = []
-    server = make_server(Gates())
+    gates = Gates()
+    server = make_server(gates)
 
     @server.tool
     async def keep(ctx: Context) -> str:
@@ -144,22 +147,25 @@ async def test_what_a_modern_handler_sends_after_its_answer_is_dropped() -> None
 
     meta = {**META, "progressToken": "p", "io.modelcontextprotocol/logLevel": "debug"}
     async with running(server) as port, RawClient(port) as client:
-        await client.send(
-            "POST", call("keep", {}, id=7, _meta=meta), **modern_headers("tools/call", "keep")
-        )
+        request = call("keep", {}, id=7, _meta=meta)
+        await client.send("POST", request, **modern_headers("tools/call", "keep"))
         answer = await client.answer()
         assert answer.headers["content-type"] == "application/json"
         assert answer.json()["id"] == 7
         (ctx,) = kept
+        request = call("hang", {}, id=8, _meta=meta)
+        await client.send("POST", request, **modern_headers("tools/call", "hang"))
+        with anyio.fail_after(LIMIT):
+            await gates.started.wait()
         await ctx.report_progress(1, 2)
         await ctx.info("late")
         await ctx.peer.send_notification("notifications/tools/list_changed", None)
-        request = call("echo", {"text": "next"}, id=8, _meta=meta)
-        await client.send("POST", request, **modern_headers("tools/call", "echo"))
+        gates.release.set()
         answer = await client.answer()
+        # Nothing came before the response: JSON, the response alone.
         assert answer.headers["content-type"] == "application/json"
         assert answer.json()["id"] == 8
-        assert answer.json()["result"]["content"][0]["text"] == "next"
+        assert answer.json()["result"]["content"][0]["text"] == "released"
 
 
 async def test_a_legacy_handler_streams_what_it_sends_while_it_runs() -> None:
