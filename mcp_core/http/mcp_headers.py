@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -96,8 +95,10 @@ def modern_refusal(
     if message.params is not UNSET:
         # Params (or a _meta) that are not an object read as none; the session
         # refuses them.
-        with contextlib.suppress(msgspec.DecodeError, UnicodeDecodeError):
+        try:
             params = _params_decoder.decode(message.params)
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            params = _NO_PARAMS
     meta = params.meta
     missing = (
         PROTOCOL_VERSION_KEY
