@@ -19,7 +19,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import anyio
 from anyio.abc import ObjectStream, TaskGroup
@@ -65,6 +65,19 @@ async def _run_job(scope: anyio.CancelScope, job: Callable[[], Awaitable[None]])
             log.exception("a background task failed")
 
 
+class _Link(Protocol):
+    """What a `_RequestPeer` sends through: a `Driver`, or a request served on
+    its own (`transports.one_request.OneRequest`)."""
+
+    closed: bool
+
+    def flush(self, related: RequestId | None = None) -> None: ...
+
+    async def request(
+        self, method: str, params: Any, *, related: RequestId | None = None
+    ) -> Any: ...
+
+
 class _RequestPeer:
     """The Context's link to the client, for one request; also the task host
     (mcp_core.tasks.host.TaskHost): a task runs in ``background``, the task group
@@ -74,7 +87,7 @@ class _RequestPeer:
 
     def __init__(
         self,
-        driver: Driver,
+        driver: _Link,
         session: ServerSession,
         request_id: RequestId,
         background: TaskGroup,
@@ -106,7 +119,7 @@ class _RequestPeer:
         self, progress: float, total: float | None, message: str | None
     ) -> None:
         driver = self.driver
-        if not driver.closed and driver.session.send_progress(
+        if not driver.closed and self.session.send_progress(
             self.request_id, progress, total, message
         ):
             driver.flush(self.request_id)

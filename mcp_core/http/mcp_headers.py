@@ -11,12 +11,11 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 import msgspec
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from ..session.base import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
 from ..wire.errors import HEADER_MISMATCH, INVALID_PARAMS, METHOD_NOT_FOUND, http_status_for
@@ -42,16 +41,27 @@ _NAMED: Final = {
 }
 
 
+class _Meta(msgspec.Struct):
+    # The _meta fields the checks read (UNSET: absent); the rest is skipped,
+    # not built (the session reads _meta again, whole).
+    protocol_version: Any = msgspec.field(default=UNSET, name=PROTOCOL_VERSION_KEY)
+    client_capabilities: msgspec.Raw | UnsetType = msgspec.field(
+        default=UNSET, name=CLIENT_CAPABILITIES_KEY
+    )
+
+
 class _Params(msgspec.Struct):
-    # What the checks read from params; anything else stays unread.
+    # What the checks read from params; anything else stays unread. The
+    # arguments are read only for a tool with Mcp-Param-* headers.
     name: Any = None
     uri: Any = None
     task_id: Any = msgspec.field(default=None, name="taskId")
-    arguments: Any = None
-    meta: Any = msgspec.field(default=None, name="_meta")
+    arguments: msgspec.Raw = msgspec.Raw()
+    meta: _Meta | None = msgspec.field(default=None, name="_meta")
 
 
 _params_decoder: Final = msgspec.json.Decoder(_Params)
+_NO_PARAMS: Final = _Params()
 
 
 def modern_refusal(
@@ -81,20 +91,30 @@ def modern_refusal(
             request_id=rid,
             data={"supported": supported},
         )
-    params = _Params()
+    params = _NO_PARAMS
     if message.params is not UNSET:
-        # Params that are not an object read as none; the session refuses them.
-        with contextlib.suppress(msgspec.DecodeError, UnicodeDecodeError):
+        # Params (or a _meta) that are not an object read as none; the session
+        # refuses them.
+        try:
             params = _params_decoder.decode(message.params)
-    meta = params.meta if isinstance(params.meta, dict) else {}
-    for key in (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY):
-        if key not in meta:
-            return refuse(
-                http_status_for(INVALID_PARAMS),
-                f"missing _meta {key!r}",
-                INVALID_PARAMS,
-                request_id=rid,
-            )
+        except (msgspec.DecodeError, UnicodeDecodeError):
+            params = _NO_PARAMS
+    meta = params.meta
+    missing = (
+        PROTOCOL_VERSION_KEY
+        if meta is None or meta.protocol_version is UNSET
+        else CLIENT_CAPABILITIES_KEY
+        if meta.client_capabilities is UNSET
+        else None
+    )
+    if missing is not None:
+        return refuse(
+            http_status_for(INVALID_PARAMS),
+            f"missing _meta {missing!r}",
+            INVALID_PARAMS,
+            request_id=rid,
+        )
+    assert meta is not None
     problem = _header_problem(request.headers, message.method, params, meta, tool_headers)
     if problem is not None:
         # "Server Validation": 400 and -32020, with the request's id.
@@ -106,7 +126,7 @@ def _header_problem(
     headers: Mapping[str, str],
     method: str,
     params: _Params,
-    meta: dict[str, Any],
+    meta: _Meta,
     tool_headers: ToolHeaders | None,
 ) -> str | None:
     # "Server Validation" lists the failures: a required header missing, a
@@ -117,10 +137,10 @@ def _header_problem(
     if header_method != method:
         return f"Mcp-Method header value {header_method!r} does not match body value {method!r}"
     version = headers["mcp-protocol-version"]
-    if version != meta[PROTOCOL_VERSION_KEY]:
+    if version != meta.protocol_version:
         return (
             f"MCP-Protocol-Version header value {version!r} does not match "
-            f"body value {meta[PROTOCOL_VERSION_KEY]!r}"
+            f"body value {meta.protocol_version!r}"
         )
     field_name = _NAMED.get(method)
     if field_name is None:
@@ -144,7 +164,10 @@ def _param_problem(
 ) -> str | None:
     # "Server Behavior for Custom Headers": an annotated argument present in the
     # body needs its header, and they must agree; an absent one must have none.
-    arguments = params.arguments if isinstance(params.arguments, dict) else {}
+    if not paths:
+        return None
+    body = msgspec.json.decode(params.arguments) if params.arguments else None
+    arguments = body if isinstance(body, dict) else {}
     for name, path in paths.items():
         value: Any = arguments
         for key in path:

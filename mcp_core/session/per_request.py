@@ -239,15 +239,23 @@ def cached_client_of(session: Any, meta: dict[str, Any], message: Request) -> Cl
     the same capabilities and identity with every request, and converting them costs
     more than the rest of the request; only the very same input matches the key, so
     a hit returns what client_from_meta would build. (Input it refuses is never
-    kept, so neither is an absent or null clientCapabilities.)
+    kept, so neither is an absent or null clientCapabilities.) A session's first
+    such request makes no key, as there is nothing to compare it with: a session
+    that serves one request alone (an HTTP 2026-07-28 request's) would only throw
+    it away; its client is kept keyless, and the next request's key, a miss, is
+    kept with the next client.
 
     Raises:
         RemoteProtocolError: -32602, the envelope is missing or malformed.
     """
+    last: ClientInfo | None = session._client_last
+    if last is None:
+        client = client_from_meta(meta, message.id)
+        session._client_last = client
+        return client
     caps = meta.get(CLIENT_CAPABILITIES_KEY)
     info = meta.get(CLIENT_INFO_KEY)
     level = meta.get(LOG_LEVEL_KEY)
-    last: ClientInfo | None = session._client_last
     key: bytes | None = None
     if session._from_wire or type(message.params) is msgspec.Raw:
         # Read off the wire, so plain JSON values, which their msgpack encoding
@@ -259,13 +267,11 @@ def cached_client_of(session: Any, meta: dict[str, Any], message: Request) -> Cl
         except Exception:
             key = None
         if key is not None and key == session._client_key:
-            assert last is not None
             return last
     elif (
         # In memory: the very objects of the last ClientInfo, frozen Structs of
         # the target types, which msgspec.convert hands back as they are.
-        last is not None
-        and caps is last.capabilities
+        caps is last.capabilities
         and info is last.info
         and level is last.log_level
         and type(caps) is ClientCapabilities

@@ -22,6 +22,7 @@ from mcp_core.http.server import HttpEndpoint
 
 from ..driver import Driver
 from ..first_wait import watching
+from ..one_request import OneRequest
 from .responder import PeerGone, Responder
 from .streams import AnswerStream
 from .timeouts import HttpTimeouts
@@ -111,7 +112,7 @@ class Answering:
         out: Responder,
         stream: AnswerStream,
         decision: Dispatch,
-        driver: Driver,
+        driver: Driver | OneRequest,
         jobs: list[Any],
         on_gone: Callable[[], None] | None,
     ) -> None:

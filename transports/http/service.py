@@ -11,7 +11,8 @@
 # Sessions and streams. A legacy-era session (opened with ``initialize``) is one
 # `ServerConnection` that lives from its initialize to its DELETE or idle expiry,
 # whatever connections its requests come on. A 2026-07-28 request gets a
-# `ServerConnection` of its own that ends with its answer: the era is stateless, so
+# session of its own that ends with its answer (`OneRequest`: no driver, no
+# workers, its handler served in the answering task): the era is stateless, so
 # nothing of one request can reach another, request ids of different clients never
 # meet in one session, and closing the request's stream is exactly the
 # cancellation the spec asks for when the client closes it.
@@ -74,6 +75,7 @@ from mcp_core.wire.jsonrpc import decode_message
 from ..auth.bearer import BearerAuth
 from ..clock import loop_clock
 from ..driver import DEFAULT_MAX_CONCURRENCY
+from ..one_request import OneRequest
 from ..server_connection import ServerConnection
 from .admission import Admitted, Authenticate
 from .answers import Answering
@@ -465,23 +467,29 @@ class HttpService(Answering):
         assert self._tg is not None, "handle() is called while running()"
         stream = AnswerStream(None, None, decision.request_id, mode="sse" if decision.sse else None)
         stream.attached = True
+        # No driver: its handler runs here, and nothing else (see `OneRequest`).
         # It watches the registry only if its request opened a subscription,
         # the only place a 2026-07-28 session publishes to (see
         # `ServerConnection.watch`): most requests never do.
-        connection = self._connection(self._tg, principal, watching=False)
-        driver = connection.driver
-        driver.attach(modern_sink(self.endpoint, stream))
+        request = OneRequest(
+            self.server,
+            modern_sink(self.endpoint, stream),
+            self._tg,
+            revisions=self.revisions,
+            principal=principal,
+            limits=self.limits,
+        )
         try:
-            jobs = driver.feed_inline(self._fed(decision))
-            if connection.session.subscriptions:
-                connection.watch()
+            jobs = request.feed(self._fed(decision))
+            if request.session.subscriptions:
+                request.watch()
             # The answer's watched scope is how the handler is cancelled: when the
             # client hangs up, or a write of the writer task fails (out.gone).
             await out.watched(
-                lambda: self._serve_here(out, stream, decision, driver, jobs, out.gone)
+                lambda: self._serve_here(out, stream, decision, request, jobs, out.gone)
             )
         finally:
-            connection.close()
+            request.close()
 
     async def _sse_session(self, out: Responder, decision: OpenSseSession) -> None:
         # The HTTP+SSE session lives as long as this response: it ends when the

@@ -588,13 +588,22 @@ def test_header_values_allow_visible_ascii_space_and_tab_only() -> None:
 
 
 def test_missing_required_meta_gets_400_and_32602() -> None:
-    # 2026-07-28 basic/index.mdx "Per-request protocol fields".
-    for meta in ({}, {"io.modelcontextprotocol/protocolVersion": MODERN}):
+    # 2026-07-28 basic/index.mdx "Per-request protocol fields". A _meta that is
+    # not an object holds neither field.
+    version = "io.modelcontextprotocol/protocolVersion"
+    cases: list[tuple[Any, str]] = [
+        ({}, version),
+        ({version: MODERN}, "io.modelcontextprotocol/clientCapabilities"),
+        ("x", version),
+        ([MODERN], version),
+    ]
+    for meta, missing in cases:
         reply = HttpEndpoint().receive(
             modern_request("tools/list"), modern("tools/list", meta=meta), 0.0
         )
         assert isinstance(reply, Reply) and reply.status == 400
         assert error_of(reply)["code"] == INVALID_PARAMS
+        assert error_of(reply)["message"].endswith(f"missing _meta {missing!r}")
 
 
 def test_initialize_with_a_modern_header_gets_404_and_32601() -> None:

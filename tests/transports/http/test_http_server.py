@@ -129,6 +129,45 @@ async def test_a_modern_handler_streams_what_it_sends_while_it_runs() -> None:
         assert (await client.answer()).json()["id"] == 7
 
 
+async def test_what_a_modern_handler_sends_after_its_answer_is_dropped() -> None:
+    # A request is served on a session of its own, which ends with its answer: a
+    # handler that keeps its Context (a task it detached, a thread abandoned on
+    # cancel) reaches no other request's answer through it, here the next
+    # request's on the same connection, sent while that one runs (the first has
+    # ended by then: a connection serves its requests one after another).
+    kept: list[Context] = []
+    gates = Gates()
+    server = make_server(gates)
+
+    @server.tool
+    async def keep(ctx: Context) -> str:
+        """Keep the Context for later."""
+        kept.append(ctx)
+        return "kept"
+
+    meta = {**META, "progressToken": "p", "io.modelcontextprotocol/logLevel": "debug"}
+    async with running(server) as port, RawClient(port) as client:
+        request = call("keep", {}, id=7, _meta=meta)
+        await client.send("POST", request, **modern_headers("tools/call", "keep"))
+        answer = await client.answer()
+        assert answer.headers["content-type"] == "application/json"
+        assert answer.json()["id"] == 7
+        (ctx,) = kept
+        request = call("hang", {}, id=8, _meta=meta)
+        await client.send("POST", request, **modern_headers("tools/call", "hang"))
+        with anyio.fail_after(LIMIT):
+            await gates.started.wait()
+        await ctx.report_progress(1, 2)
+        await ctx.info("late")
+        await ctx.peer.send_notification("notifications/tools/list_changed", None)
+        gates.release.set()
+        answer = await client.answer()
+        # Nothing came before the response: JSON, the response alone.
+        assert answer.headers["content-type"] == "application/json"
+        assert answer.json()["id"] == 8
+        assert answer.json()["result"]["content"][0]["text"] == "released"
+
+
 async def test_a_legacy_handler_streams_what_it_sends_while_it_runs() -> None:
     gates = Gates()
     async with running(_stepping(gates)) as port, RawClient(port) as client:

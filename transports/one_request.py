@@ -1,0 +1,189 @@
+# Serving one 2026-07-28 request on a session of its own, in the caller's task.
+#
+# A 2026-07-28 request carries everything a handshake used to settle, so a
+# transport that gives each request a session of its own (HTTP: one POST, one
+# request) keeps one request's state from every other's: its session, its request
+# ids, its peer. Such a request needs less than a `ServerConnection`: it is fed one
+# message and served inline, in the task that answers it, so there is no worker
+# pool, no concurrency limit and no timer (a 2026-07-28 server sends no requests
+# whose deadlines would need one). `OneRequest` is that much: the session, the
+# handler's Context with its `_RequestPeer`, and the sink its output goes to.
+#
+# What ends the request is `close`, when its answer is written (or its client has
+# gone). A handler's task that sends after that (one it detached, a worker thread
+# abandoned on cancel) meets a closed request, and what it sends is dropped, as
+# with a closed `Driver`. Cancellation is the caller's: its scope around
+# `serve_inline` (HTTP: a hang-up); nothing else can cancel a request that came
+# alone.
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from anyio.abc import TaskGroup
+from msgspec import UNSET
+
+from mcp_core import (
+    REVISIONS,
+    Context,
+    Limits,
+    LocalProtocolError,
+    McpError,
+    RemoteProtocolError,
+    Server,
+    ServerSession,
+    SessionState,
+)
+from mcp_core.session import ProtocolViolation, RequestReceived
+from mcp_core.wire import DEFAULT_LIMITS, Message, RequestId
+
+from .audience import Audience, join
+from .driver import ConnectionClosed, Sink
+from .server_connection import _RequestPeer
+
+__all__ = ["OneRequest"]
+
+log = logging.getLogger("mcp_core.server")
+
+_ERROR = SessionState.ERROR
+_now = time.monotonic  # the session's clock, as the driver's
+
+
+class OneRequest:
+    """One request served by ``server`` on a session of its own.
+
+    Args:
+        server: the application.
+        sink: where everything the session sends goes (see `transports.driver.Sink`).
+        background: where tasks (mcp_core/tasks) run, beyond the request.
+        revisions: protocol revisions to serve.
+        principal: who the transport authenticated the client as, if anyone.
+        limits: message size and nesting limits.
+    """
+
+    __slots__ = ("_audience", "_sink", "background", "closed", "principal", "server", "session")
+
+    def __init__(
+        self,
+        server: Server,
+        sink: Sink,
+        background: TaskGroup,
+        *,
+        revisions: tuple[str, ...] = REVISIONS,
+        principal: str | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self.server = server
+        self.principal = principal
+        self.background = background
+        self.session = ServerSession(server.config(revisions=revisions), limits)
+        self._sink = sink
+        self._audience: Audience | None = None
+        #: True once the request ended: nothing more is sent.
+        self.closed = False
+
+    def feed(self, item: bytes | Message) -> list[RequestReceived]:
+        """Take the request; returns what is left for `serve_inline` to serve
+        (nothing when the session answered it, or refused it, on its own)."""
+        session = self.session
+        try:
+            if type(item) is bytes:
+                events = session.receive_bytes(item, _now())
+            else:
+                events = session.receive_message(item, _now())  # type: ignore[arg-type]
+        except RemoteProtocolError:  # the session was already broken: nothing was read
+            self.close()
+            return []
+        jobs: list[RequestReceived] = []
+        for event in events:
+            if type(event) is RequestReceived:
+                jobs.append(event)
+            elif type(event) is ProtocolViolation:
+                log.debug("client broke the protocol: %s (%s)", event.message, event.code)
+        self.flush()
+        if session.state is _ERROR:
+            self.close()
+        return jobs
+
+    def flush(self, related: RequestId | None = None) -> None:
+        """Hand whatever the session queued to the sink, unless the request ended."""
+        out = self.session.messages_to_send()
+        if out and not self.closed:
+            self._sink(out, related)
+
+    async def serve_inline(self, jobs: list[RequestReceived], *, scoped: bool = False) -> None:
+        """Serve what `feed` returned, in the calling task, and answer it.
+
+        ``scoped`` is accepted for the driver's signature: whatever cancels the
+        caller cancels the handler, and nothing else can.
+        """
+        for event in jobs:
+            await self._serve(event)
+
+    async def _serve(self, event: RequestReceived) -> None:
+        if self.closed:
+            return
+        request_id = event.id
+        session = self.session
+        server = self.server
+        ctx = Context(
+            event,
+            _RequestPeer(self, session, request_id, self.background),
+            now=time.time(),
+            principal=self.principal,
+        )
+        try:
+            result = server.wire_form(await server.dispatch(event, ctx))
+        except McpError as exc:
+            data = UNSET if exc.data is None else exc.data
+            self._answer(request_id, session.send_error, request_id, exc.code, exc.message, data)
+        except Exception as exc:
+            # The application layer logs and converts what handlers raise; what
+            # reaches here is a failure of the dispatch itself.
+            log.error("serving request %r failed", request_id, exc_info=exc)
+            self._answer(request_id, session.fail_request, request_id, exc)
+        else:
+            self._answer(request_id, session.send_response, request_id, result)
+
+    def _answer(self, related: RequestId, send: Callable[..., None], *args: Any) -> None:
+        if self.closed:
+            return
+        try:
+            send(*args)
+        except LocalProtocolError:
+            return  # the session refuses it (it closed)
+        self.flush(related)
+
+    async def request(self, method: str, params: Any, *, related: RequestId | None = None) -> Any:
+        """A server-to-client request: there is none in 2026-07-28 (the session
+        refuses it; a handler's Context asks with an InputRequiredResult)."""
+        if self.closed:
+            raise ConnectionClosed("the request has been answered")
+        self.session.send_request(method, params, now=_now())  # raises LocalProtocolError
+        raise LocalProtocolError("a request served on its own cannot ask its client")
+
+    def watch(self) -> None:
+        """Publish registry changes and task notifications to the request's
+        subscription (`ServerSession.publish` decides who wants each): call it
+        right after `feed`, when the request opened one."""
+        if self._audience is None and not self.closed:
+            self._audience = join(self.server, self)
+
+    def deliver(self, method: str, params: Any) -> bool:
+        """Hand a change or task notification to the session; False once closed."""
+        if self.closed:
+            return False
+        if self.session.publish(method, params):
+            self.flush()
+        return True
+
+    def close(self) -> None:
+        """End the request: nothing more is sent, nothing more is heard."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._audience is not None:
+            self._audience.discard(self)
