@@ -62,6 +62,22 @@ _REASONS: Final = {
 }
 
 
+_MAX_FIELDS: Final = 4096
+"""Distinct header fields kept decoded (a field whose value changes with every
+request, such as a client's request id, would otherwise grow the table)."""
+
+_FIELDS: dict[tuple[Any, Any], tuple[str, str, int]] = {}
+
+
+def _field(pair: Any) -> tuple[str, str, int]:
+    # A field's name (lower case) and value as text, and its size for the head
+    # limit. Exact type checks: h11 and ASGI give bytes, tests str.
+    name, value = pair
+    key = (name.decode("latin-1") if type(name) is bytes else str(name)).lower()
+    text = value.decode("latin-1") if type(value) is bytes else str(value)
+    return key, text, len(key) + len(text) + 4
+
+
 class HttpRequest(Struct, frozen=True):
     """The head of one HTTP request: method, target and headers.
 
@@ -101,17 +117,28 @@ class HttpRequest(Struct, frozen=True):
         """Build a request head from raw (name, value) pairs, as h11 gives them."""
         headers: dict[str, str] = {}
         count = size = 0
-        for name, value in pairs:
-            # Exact type checks: h11 gives bytes (names lower-cased already), ASGI
-            # bytes, tests str; this runs for every field of every request.
-            key = (name.decode("latin-1") if type(name) is bytes else str(name)).lower()
-            text = value.decode("latin-1") if type(value) is bytes else str(value)
+        fields = _FIELDS
+        for pair in pairs:
+            # A client sends the same fields with every request (all but
+            # Content-Length, often that too): each (name, value) is decoded
+            # once, then found by its bytes, one lookup where two decodes and a
+            # lower() cost several times more.
+            try:
+                field = fields.get(pair)
+            except TypeError:  # unhashable (a list): decoded every time
+                field = _field(pair)
+            if field is None:
+                field = _field(pair)
+                if len(fields) >= _MAX_FIELDS:
+                    fields.clear()
+                fields[pair] = field
+            key, text, length = field
             if key in headers:
                 headers[key] = f"{headers[key]}, {text}"
             else:
                 headers[key] = text
             count += 1
-            size += len(key) + len(text) + 4
+            size += length
         return cls(
             method=method.decode("ascii") if type(method) is bytes else str(method),
             target=target.decode("latin-1") if type(target) is bytes else str(target),

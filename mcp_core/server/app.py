@@ -36,6 +36,7 @@ import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from functools import partial
+from types import CoroutineType
 from typing import Any, Final, TypeAlias, TypeVar
 
 import msgspec
@@ -144,7 +145,8 @@ async def _invoke(info: FunctionInfo, values: dict[str, Any], ctx: Context) -> A
         result = await ctx.run_sync(partial(info.call, values, ctx))
     else:
         result = info.call(values, ctx)
-    if inspect.isawaitable(result):
+    # An async def handler's coroutine first: isawaitable is a Python call.
+    if type(result) is CoroutineType or inspect.isawaitable(result):
         result = await result
     return result
 
@@ -589,6 +591,8 @@ class Server(Registry):
                 return error_result(f"Invalid arguments for tool {params.name!r}: {exc}")
             return await self._run_tool(entry, values, event, ctx)
 
+        if not ctx.modern:
+            return await run()  # nothing to replay (see `_replay`)
         return await self._replay(event, ctx, params.name, arguments, run)
 
     async def _run_tool(

@@ -254,6 +254,9 @@ class Context:
         self.peer = peer
         self.now = now
         self.principal = principal
+        #: True for 2026-07-28 (stateless, multi round-trip) requests. An
+        #: attribute, not a property: every tools/call reads it several times.
+        self.modern = request.revision not in LEGACY_REVISIONS
         #: What the server's lifespan yielded (see `Server`), set by the Server.
         self.lifespan: Any = None
         # Modern replay: the answers collected so far (key -> (method, answer)), or
@@ -290,11 +293,6 @@ class Context:
         client = self.request.client
         assert isinstance(client, ClientInfo)
         return client
-
-    @property
-    def modern(self) -> bool:
-        """True for 2026-07-28 (stateless, multi round-trip) requests."""
-        return self.request.revision not in LEGACY_REVISIONS
 
     # --- progress and logging -----------------------------------------------------------
 

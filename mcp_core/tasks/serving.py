@@ -149,12 +149,16 @@ class TaskService:
             if support == "required":
                 raise _missing_extension()
             return False
-        if event.revision != LEGACY_TASKS_REVISION or not self.offered():
-            # Before 2025-11-25 there are no tasks; and without the capability
-            # declared, params.task is ignored (tasks.mdx "Task Support and
-            # Handling").
-            return False
         asked = getattr(event.params, "task", UNSET) is not UNSET
+        if (not asked and support is None) or event.revision != LEGACY_TASKS_REVISION:
+            # A plain call of a plain tool is not a task, whatever is declared
+            # (asked first: `offered` scans the tools). Before 2025-11-25 there
+            # are no tasks.
+            return False
+        if not self.offered():
+            # Without the capability declared, params.task is ignored (tasks.mdx
+            # "Task Support and Handling").
+            return False
         if asked and support is None:
             raise McpError(METHOD_NOT_FOUND, "This tool does not support task execution")
         if not asked and support == "required":

@@ -123,6 +123,17 @@ class Answering:
         # messages, and a stream's head and keep-alives, reach the client while it
         # goes on. ``on_gone``: what to do when the client goes (None: the writer
         # watches for that itself, as this task is not watched).
+        if on_gone is None and stream.mode == "json":
+            # A JSON-only answer (response_mode "json") of a request nobody
+            # watches: nothing goes out before the response (its messages go on
+            # the standalone stream), so there is no writer to start.
+            await driver.serve_inline(jobs)
+            response = stream.response
+            if response is None:
+                await self._write_answer(out, stream, decision)
+            else:
+                await out.reply(self.endpoint.json_reply(decision, *response))
+            return
         writer = AnswerWriter(self, out, stream, decision, on_gone)
         stream.early = writer.start
 
