@@ -251,6 +251,9 @@ class Context:
         self, request: RequestReceived, peer: Peer, *, now: float, principal: str | None = None
     ) -> None:
         self.request = request
+        #: True for 2026-07-28 (stateless, multi round-trip) requests. Decided
+        #: once: a tools/call asks it several times.
+        self.modern = request.revision not in LEGACY_REVISIONS
         self.peer = peer
         self.now = now
         self.principal = principal
@@ -290,11 +293,6 @@ class Context:
         client = self.request.client
         assert isinstance(client, ClientInfo)
         return client
-
-    @property
-    def modern(self) -> bool:
-        """True for 2026-07-28 (stateless, multi round-trip) requests."""
-        return self.request.revision not in LEGACY_REVISIONS
 
     # --- progress and logging -----------------------------------------------------------
 
