@@ -54,6 +54,7 @@ from ..types.server import (
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
+    ListToolsResult,
 )
 from ..wire.errors import (
     INTERNAL_ERROR,
@@ -541,6 +542,8 @@ class Server(Registry):
         should send it: a tools/list page of an unchanged registry with its tools
         encoded once (the same bytes); anything else as it is. A transport that
         hands the client the objects themselves sends ``result``."""
+        if type(result) is not ListToolsResult:
+            return result  # the common case, without a call
         return self._tool_pages.wire_form(result)
 
     async def _list_resources(self, event: RequestReceived, ctx: Context) -> Any:
@@ -573,29 +576,41 @@ class Server(Registry):
             ):
                 return await self._call_as_task(event, ctx, entry, arguments)
 
-        async def run() -> Any:
-            if "tools/call" in self._handlers:
-                return await self._advanced(event, ctx)
-            entry = self._tools.get(params.name)
-            if entry is None:
-                # 2025-11-25 server/tools.mdx "Error Handling": unknown tools are
-                # protocol errors, and the example uses -32602.
-                raise McpError(INVALID_PARAMS, f"Unknown tool: {params.name}")
-            # Invalid arguments and failures are tool execution errors, reported in
-            # the result so the model can correct itself (2025-11-25 server/tools.mdx).
-            try:
-                values = entry.info.convert(arguments)
-            except msgspec.ValidationError as exc:
-                return error_result(f"Invalid arguments for tool {params.name!r}: {exc}")
-            return await self._run_tool(entry, values, event, ctx)
-
+        if not ctx.modern:
+            # Nothing to replay before 2026-07-28 (see _replay): no closure, no frame.
+            return await self._call_now(event, ctx, arguments)
+        run = partial(self._call_now, event, ctx, arguments)
         return await self._replay(event, ctx, params.name, arguments, run)
+
+    async def _call_now(self, event: RequestReceived, ctx: Context, arguments: Any) -> Any:
+        # One run of a tools/call (a 2026-07-28 replay may run it again).
+        if "tools/call" in self._handlers:
+            return await self._advanced(event, ctx)
+        name = event.params.name
+        entry = self._tools.get(name)
+        if entry is None:
+            # 2025-11-25 server/tools.mdx "Error Handling": unknown tools are
+            # protocol errors, and the example uses -32602.
+            raise McpError(INVALID_PARAMS, f"Unknown tool: {name}")
+        # Invalid arguments and failures are tool execution errors, reported in
+        # the result so the model can correct itself (2025-11-25 server/tools.mdx).
+        try:
+            values = entry.info.convert(arguments)
+        except msgspec.ValidationError as exc:
+            return error_result(f"Invalid arguments for tool {name!r}: {exc}")
+        return await self._run_tool(entry, values, event, ctx)
 
     async def _run_tool(
         self, entry: Any, values: dict[str, Any], event: RequestReceived, ctx: Context
     ) -> Any:
+        info = entry.info
         try:
-            value = await _invoke(entry.info, values, ctx)
+            if info.threaded:
+                value = await _invoke(info, values, ctx)
+            else:  # _invoke's other half, inlined: one coroutine less per call
+                value = info.call(values, ctx)
+                if inspect.isawaitable(value):
+                    value = await value
             return tool_result(value, structured=entry.structured, wrap=entry.wrap)
         except McpError:
             raise
