@@ -53,7 +53,7 @@ from mcp_core.wire import (
     encode_message,
 )
 
-from .first_wait import watching
+from .first_wait import resumed
 from .workers import Worker, run_worker
 
 if TYPE_CHECKING:
@@ -271,26 +271,31 @@ class _Reader:
 
     async def _serve_here(self, job: RequestReceived, scope: anyio.CancelScope) -> bool:
         # Serve one request in this task; True if it waited, so that the reading
-        # went on in another task and this one kept the request.
+        # went on in another task and this one kept the request. The first step
+        # is taken here: a handler that answers at once (most do) needs no
+        # wrapper to tell when it first waits.
+        coro = self.driver.serve_one(job)
+        try:
+            first = coro.send(None)
+        except StopIteration:
+            return False
+        self._pass_on(job.id, scope)
+        await resumed(coro, first)
+        return True
+
+    def _pass_on(self, request_id: RequestId, scope: anyio.CancelScope) -> None:
+        # The request being served here waits: this task keeps it, in ``scope``,
+        # and the reading goes on in another task.
         driver, items, jobs = self.driver, self._items, self._jobs
-        passed = False
-
-        def suspended() -> bool:
-            nonlocal passed
-            passed = True
-            driver.serving_in(job.id, scope)
-            # What this read brought besides goes to handler tasks (one new
-            # reader per read, not per request that waits).
-            while jobs:
-                driver.dispatch(jobs.popleft())
-            while items:
-                driver.feed(items.popleft())
-            self._write_held()
-            self.start()
-            return True
-
-        await watching(driver.serve_one(job), suspended)
-        return passed
+        driver.serving_in(request_id, scope)
+        # What this read brought besides goes to handler tasks (one new
+        # reader per read, not per request that waits).
+        while jobs:
+            driver.dispatch(jobs.popleft())
+        while items:
+            driver.feed(items.popleft())
+        self._write_held()
+        self.start()
 
     async def _read(self, _: bool, scope: anyio.CancelScope) -> None:
         driver, items, jobs = self.driver, self._items, self._jobs
