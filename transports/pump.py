@@ -230,6 +230,7 @@ class _Reader:
         driver: the driver to feed.
         receive: returns the next list of items, at least one (raises as an
             ObjectStream's ``receive`` does at the end).
+        outbox: nothing is received while it holds more than its bound.
         tg: where reader tasks run.
         hold: from now on, what the driver sends is held.
         write_held: write what was held, and hold no more.
@@ -239,12 +240,14 @@ class _Reader:
         self,
         driver: Driver,
         receive: Callable[[], Awaitable[list[Any]]],
+        outbox: _Outbox,
         tg: TaskGroup,
         hold: Callable[[], None],
         write_held: Callable[[], None],
     ) -> None:
         self.driver = driver
         self._receive = receive
+        self._outbox = outbox
         self._tg = tg
         self._hold = hold
         self._write_held = write_held
@@ -307,7 +310,11 @@ class _Reader:
                 jobs.extend(driver.feed_inline(items.popleft()))
             else:
                 self._write_held()
+                outbox = self._outbox
                 try:
+                    # Nothing more is read while the peer has not taken what we owe it.
+                    if outbox.pending > outbox.bound:
+                        await outbox.room()
                     batch = await self._receive()
                 except anyio.EndOfStream:
                     self.ended.set()
@@ -434,19 +441,13 @@ async def pump(
         finally:
             writer_done.set()
 
-    async def receive_in_turn() -> list[Any]:
-        # Nothing more is read while the peer has not taken what we owe it.
-        if outbox.pending > outbox.bound:
-            await outbox.room()
-        return await receive()
-
     driver.attach(outbox.put if batch_stream is None else write_now)
     async with anyio.create_task_group() as tg:
         tg.start_soon(write)
         task_status.started()
         try:
             receive = receive_one if batch_stream is None else batch_stream.receive_batch
-            reader = _Reader(driver, receive_in_turn, tg, hold, write_held)
+            reader = _Reader(driver, receive, outbox, tg, hold, write_held)
             reader.start()
             await reader.ended.wait()
             if reader.failure is not None:
