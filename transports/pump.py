@@ -371,7 +371,9 @@ async def pump(
             outbox.put(messages, related)
             return
         try:
-            batch = [encode_for_peer(m) for m in messages]
+            # The encoder itself, mapped: no frame per message. A message it cannot
+            # encode goes to the writer, with `encode_for_peer`'s fallback (`put`).
+            batch = list(map(encode_message, messages))
         except (TypeError, EncodeError):
             # The writer meets the error; what was held goes before.
             outbox.put_encoded(take_held())
@@ -379,8 +381,15 @@ async def pump(
             return
         if outbox.holding:
             outbox.held += batch
-        else:
-            send_now(batch)
+            return
+        # `send_now`, inlined: this is every answer's way out.
+        try:
+            done = batch_stream.send_batch_nowait(batch)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            outbox.put_encoded(batch)  # for the writer to meet the error and act on it
+            return
+        if not done:
+            outbox.owe(sum(map(len, batch)))
 
     def take_held() -> list[bytes]:
         held, outbox.held = outbox.held, []
