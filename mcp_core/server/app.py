@@ -150,6 +150,10 @@ async def _invoke(info: FunctionInfo, values: dict[str, Any], ctx: Context) -> A
     return result
 
 
+async def _given(value: _T) -> _T:
+    return value
+
+
 def _binding(method: str, name: str, arguments: Any) -> str:
     return request_binding(method, name, msgspec.json.encode(arguments, order="sorted"))
 
@@ -586,10 +590,11 @@ class Server(Registry):
         run = partial(self._call_now, event, ctx, arguments)
         return self._replay(event, ctx, params.name, arguments, run)
 
-    async def _call_now(self, event: RequestReceived, ctx: Context, arguments: Any) -> Any:
-        # One run of a tools/call (a 2026-07-28 replay may run it again).
+    def _call_now(self, event: RequestReceived, ctx: Context, arguments: Any) -> Awaitable[Any]:
+        # One run of a tools/call (a 2026-07-28 replay may run it again): the
+        # coroutine to await, as `_call_tool` picks it.
         if "tools/call" in self._handlers:
-            return await self._advanced(event, ctx)
+            return self._advanced(event, ctx)
         name = event.params.name
         entry = self._tools.get(name)
         if entry is None:
@@ -601,8 +606,8 @@ class Server(Registry):
         try:
             values = entry.info.convert(arguments)
         except msgspec.ValidationError as exc:
-            return error_result(f"Invalid arguments for tool {name!r}: {exc}")
-        return await self._run_tool(entry, values, event, ctx)
+            return _given(error_result(f"Invalid arguments for tool {name!r}: {exc}"))
+        return self._run_tool(entry, values, event, ctx)
 
     async def _run_tool(
         self, entry: Any, values: dict[str, Any], event: RequestReceived, ctx: Context
