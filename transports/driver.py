@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Final
 
 import anyio
@@ -281,10 +281,11 @@ class Driver:
         if request_id in self._serving:
             self._serving[request_id] = scope
 
-    async def serve_one(self, event: RequestReceived) -> None:
+    def serve_one(self, event: RequestReceived) -> Coroutine[Any, Any, None]:
         """Serve one request from `feed_inline` in the calling task, with no cancel
-        scope (see `serving_in`)."""
-        await self._workers.serve(event, None)
+        scope (see `serving_in`): await what it returns (the worker's coroutine
+        itself, no frame of ours around it)."""
+        return self._workers.serve(event, None)
 
     async def serve_inline(self, jobs: list[RequestReceived], *, scoped: bool = True) -> None:
         """Serve requests from `feed_inline` in the calling task, one after another,

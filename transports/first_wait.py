@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Generic, TypeVar
 
-__all__ = ["watching"]
+__all__ = ["resumed", "watching"]
 
 _T = TypeVar("_T")
 
@@ -50,3 +50,41 @@ class watching(Generic[_T]):  # named like the function it stands for
                 raise
             except BaseException as exc:
                 value, error = None, exc
+
+
+class resumed(Generic[_T]):  # named like the function it stands for
+    """Await the rest of ``coro``, whose first step the caller took by hand
+    (``first = coro.send(None)``, which did not finish it): ``first`` goes to the
+    event loop, and from then on everything passes as with ``await``.
+
+    Taking the first step by hand costs nothing when the coroutine finishes at
+    once, as most handlers do; `watching` wraps every step.
+    """
+
+    __slots__ = ("_coro", "_first")
+
+    def __init__(self, coro: Coroutine[Any, Any, _T], first: Any) -> None:
+        self._coro = coro
+        self._first = first
+
+    def __await__(self) -> Generator[Any, Any, _T]:
+        coro = self._coro
+        yielded = self._first
+        while True:
+            try:
+                value = yield yielded
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:
+                try:
+                    yielded = coro.throw(exc)
+                except StopIteration as done:
+                    result: _T = done.value
+                    return result
+                continue
+            try:
+                yielded = coro.send(value)
+            except StopIteration as done:
+                result = done.value
+                return result

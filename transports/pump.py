@@ -53,7 +53,7 @@ from mcp_core.wire import (
     encode_message,
 )
 
-from .first_wait import watching
+from .first_wait import resumed
 from .workers import Worker, run_worker
 
 if TYPE_CHECKING:
@@ -230,6 +230,7 @@ class _Reader:
         driver: the driver to feed.
         receive: returns the next list of items, at least one (raises as an
             ObjectStream's ``receive`` does at the end).
+        outbox: nothing is received while it holds more than its bound.
         tg: where reader tasks run.
         hold: from now on, what the driver sends is held.
         write_held: write what was held, and hold no more.
@@ -239,12 +240,14 @@ class _Reader:
         self,
         driver: Driver,
         receive: Callable[[], Awaitable[list[Any]]],
+        outbox: _Outbox,
         tg: TaskGroup,
         hold: Callable[[], None],
         write_held: Callable[[], None],
     ) -> None:
         self.driver = driver
         self._receive = receive
+        self._outbox = outbox
         self._tg = tg
         self._hold = hold
         self._write_held = write_held
@@ -271,26 +274,31 @@ class _Reader:
 
     async def _serve_here(self, job: RequestReceived, scope: anyio.CancelScope) -> bool:
         # Serve one request in this task; True if it waited, so that the reading
-        # went on in another task and this one kept the request.
+        # went on in another task and this one kept the request. The first step
+        # is taken here: a handler that answers at once (most do) needs no
+        # wrapper to tell when it first waits.
+        coro = self.driver.serve_one(job)
+        try:
+            first = coro.send(None)
+        except StopIteration:
+            return False
+        self._pass_on(job.id, scope)
+        await resumed(coro, first)
+        return True
+
+    def _pass_on(self, request_id: RequestId, scope: anyio.CancelScope) -> None:
+        # The request being served here waits: this task keeps it, in ``scope``,
+        # and the reading goes on in another task.
         driver, items, jobs = self.driver, self._items, self._jobs
-        passed = False
-
-        def suspended() -> bool:
-            nonlocal passed
-            passed = True
-            driver.serving_in(job.id, scope)
-            # What this read brought besides goes to handler tasks (one new
-            # reader per read, not per request that waits).
-            while jobs:
-                driver.dispatch(jobs.popleft())
-            while items:
-                driver.feed(items.popleft())
-            self._write_held()
-            self.start()
-            return True
-
-        await watching(driver.serve_one(job), suspended)
-        return passed
+        driver.serving_in(request_id, scope)
+        # What this read brought besides goes to handler tasks (one new
+        # reader per read, not per request that waits).
+        while jobs:
+            driver.dispatch(jobs.popleft())
+        while items:
+            driver.feed(items.popleft())
+        self._write_held()
+        self.start()
 
     async def _read(self, _: bool, scope: anyio.CancelScope) -> None:
         driver, items, jobs = self.driver, self._items, self._jobs
@@ -302,7 +310,11 @@ class _Reader:
                 jobs.extend(driver.feed_inline(items.popleft()))
             else:
                 self._write_held()
+                outbox = self._outbox
                 try:
+                    # Nothing more is read while the peer has not taken what we owe it.
+                    if outbox.pending > outbox.bound:
+                        await outbox.room()
                     batch = await self._receive()
                 except anyio.EndOfStream:
                     self.ended.set()
@@ -359,7 +371,9 @@ async def pump(
             outbox.put(messages, related)
             return
         try:
-            batch = [encode_for_peer(m) for m in messages]
+            # The encoder itself, mapped: no frame per message. A message it cannot
+            # encode goes to the writer, with `encode_for_peer`'s fallback (`put`).
+            batch = list(map(encode_message, messages))
         except (TypeError, EncodeError):
             # The writer meets the error; what was held goes before.
             outbox.put_encoded(take_held())
@@ -367,8 +381,15 @@ async def pump(
             return
         if outbox.holding:
             outbox.held += batch
-        else:
-            send_now(batch)
+            return
+        # `send_now`, inlined: this is every answer's way out.
+        try:
+            done = batch_stream.send_batch_nowait(batch)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            outbox.put_encoded(batch)  # for the writer to meet the error and act on it
+            return
+        if not done:
+            outbox.owe(sum(map(len, batch)))
 
     def take_held() -> list[bytes]:
         held, outbox.held = outbox.held, []
@@ -429,19 +450,13 @@ async def pump(
         finally:
             writer_done.set()
 
-    async def receive_in_turn() -> list[Any]:
-        # Nothing more is read while the peer has not taken what we owe it.
-        if outbox.pending > outbox.bound:
-            await outbox.room()
-        return await receive()
-
     driver.attach(outbox.put if batch_stream is None else write_now)
     async with anyio.create_task_group() as tg:
         tg.start_soon(write)
         task_status.started()
         try:
             receive = receive_one if batch_stream is None else batch_stream.receive_batch
-            reader = _Reader(driver, receive_in_turn, tg, hold, write_held)
+            reader = _Reader(driver, receive, outbox, tg, hold, write_held)
             reader.start()
             await reader.ended.wait()
             if reader.failure is not None:

@@ -217,7 +217,10 @@ class Workers:
             try:
                 result = await self._handle_request(event)
             finally:
-                self._release_slot()
+                if self._slot_waiters:
+                    self._release_slot()
+                else:
+                    self._active -= 1  # `_release_slot` when nobody waits, inlined
         except McpError as exc:
             data = UNSET if exc.data is None else exc.data
             self._answer(request_id, session.send_error, request_id, exc.code, exc.message, data)
@@ -227,14 +230,25 @@ class Workers:
             log.error("serving request %r failed", request_id, exc_info=exc)
             self._answer(request_id, session.fail_request, request_id, exc)
         else:
-            self._answer(request_id, session.send_response, request_id, result)
+            # `_answer`, inlined: this is every request's way out.
+            if not driver.closed:
+                try:
+                    session.send_response(request_id, result)
+                except LocalProtocolError:
+                    pass  # the request is gone: cancelled, or the session closed
+                else:
+                    driver.flush(request_id)
         finally:
             # Made meanwhile, perhaps: a request served without a scope of its own
             # notes its cancellation there.
             early = self._cancelled_early
             if early is not None:
                 early.discard(request_id)
-            self._served(request_id)
+            # `_served`, inlined.
+            serving = self.serving
+            serving.pop(request_id, None)
+            if not serving and self._idle is not None:
+                self._idle.set()
 
     def _served(self, request_id: RequestId) -> None:
         self.serving.pop(request_id, None)

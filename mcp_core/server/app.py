@@ -55,6 +55,7 @@ from ..types.server import (
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
+    ListToolsResult,
 )
 from ..wire.errors import (
     INTERNAL_ERROR,
@@ -149,6 +150,10 @@ async def _invoke(info: FunctionInfo, values: dict[str, Any], ctx: Context) -> A
     if type(result) is CoroutineType or inspect.isawaitable(result):
         result = await result
     return result
+
+
+async def _given(value: _T) -> _T:
+    return value
 
 
 def _binding(method: str, name: str, arguments: Any) -> str:
@@ -494,11 +499,13 @@ class Server(Registry):
         except Exception as exc:
             raise McpError(INTERNAL_ERROR, self._failed("middleware", event, exc)) from exc
 
-    async def _route(self, event: RequestReceived, ctx: Context) -> Any:
+    def _route(self, event: RequestReceived, ctx: Context) -> Awaitable[Any]:
+        # The route's own awaitable, not a coroutine of ours around it: one frame
+        # less for every request.
         route = self._routes.get(event.method)
         if route is None:
             raise McpError(METHOD_NOT_FOUND, f"Method not found: {event.method}")
-        return await route(event, ctx)
+        return route(event, ctx)
 
     def _failed(self, what: str, event: RequestReceived, exc: BaseException) -> str:
         # Every handler exception is logged with its traceback; the client is told
@@ -543,6 +550,8 @@ class Server(Registry):
         should send it: a tools/list page of an unchanged registry with its tools
         encoded once (the same bytes); anything else as it is. A transport that
         hands the client the objects themselves sends ``result``."""
+        if type(result) is not ListToolsResult:
+            return result  # the common case, without a call
         return self._tool_pages.wire_form(result)
 
     async def _list_resources(self, event: RequestReceived, ctx: Context) -> Any:
@@ -563,7 +572,9 @@ class Server(Registry):
         prompts, cursor = self._page(event, self.prompts)
         return ListPromptsResult(prompts=prompts, next_cursor=cursor)
 
-    async def _call_tool(self, event: RequestReceived, ctx: Context) -> Any:
+    def _call_tool(self, event: RequestReceived, ctx: Context) -> Awaitable[Any]:
+        # A plain function that picks the coroutine to await (as `_route` does): one
+        # frame less for every call.
         params = event.params
         arguments = {} if isinstance(params.arguments, UnsetType) else params.arguments
         if "tools/call" not in self._handlers:
@@ -573,33 +584,44 @@ class Server(Registry):
                 and (entry.task is not None or not ctx.modern)
                 and self.tasks.decide(event, ctx, entry.task)
             ):
-                return await self._call_as_task(event, ctx, entry, arguments)
-
-        async def run() -> Any:
-            if "tools/call" in self._handlers:
-                return await self._advanced(event, ctx)
-            entry = self._tools.get(params.name)
-            if entry is None:
-                # 2025-11-25 server/tools.mdx "Error Handling": unknown tools are
-                # protocol errors, and the example uses -32602.
-                raise McpError(INVALID_PARAMS, f"Unknown tool: {params.name}")
-            # Invalid arguments and failures are tool execution errors, reported in
-            # the result so the model can correct itself (2025-11-25 server/tools.mdx).
-            try:
-                values = entry.info.convert(arguments)
-            except msgspec.ValidationError as exc:
-                return error_result(f"Invalid arguments for tool {params.name!r}: {exc}")
-            return await self._run_tool(entry, values, event, ctx)
+                return self._call_as_task(event, ctx, entry, arguments)
 
         if not ctx.modern:
-            return await run()  # nothing to replay (see `_replay`)
-        return await self._replay(event, ctx, params.name, arguments, run)
+            # Nothing to replay before 2026-07-28 (see _replay): no closure, no frame.
+            return self._call_now(event, ctx, arguments)
+        run = partial(self._call_now, event, ctx, arguments)
+        return self._replay(event, ctx, params.name, arguments, run)
+
+    def _call_now(self, event: RequestReceived, ctx: Context, arguments: Any) -> Awaitable[Any]:
+        # One run of a tools/call (a 2026-07-28 replay may run it again): the
+        # coroutine to await, as `_call_tool` picks it.
+        if "tools/call" in self._handlers:
+            return self._advanced(event, ctx)
+        name = event.params.name
+        entry = self._tools.get(name)
+        if entry is None:
+            # 2025-11-25 server/tools.mdx "Error Handling": unknown tools are
+            # protocol errors, and the example uses -32602.
+            raise McpError(INVALID_PARAMS, f"Unknown tool: {name}")
+        # Invalid arguments and failures are tool execution errors, reported in
+        # the result so the model can correct itself (2025-11-25 server/tools.mdx).
+        try:
+            values = entry.info.convert(arguments)
+        except msgspec.ValidationError as exc:
+            return _given(error_result(f"Invalid arguments for tool {name!r}: {exc}"))
+        return self._run_tool(entry, values, event, ctx)
 
     async def _run_tool(
         self, entry: Any, values: dict[str, Any], event: RequestReceived, ctx: Context
     ) -> Any:
+        info = entry.info
         try:
-            value = await _invoke(entry.info, values, ctx)
+            if info.threaded:
+                value = await _invoke(info, values, ctx)
+            else:  # _invoke's other half, inlined: one coroutine less per call
+                value = info.call(values, ctx)
+                if type(value) is CoroutineType or inspect.isawaitable(value):
+                    value = await value
             return tool_result(value, structured=entry.structured, wrap=entry.wrap)
         except McpError:
             raise

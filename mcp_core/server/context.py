@@ -251,12 +251,12 @@ class Context:
         self, request: RequestReceived, peer: Peer, *, now: float, principal: str | None = None
     ) -> None:
         self.request = request
+        #: True for 2026-07-28 (stateless, multi round-trip) requests. Decided
+        #: once: a tools/call asks it several times.
+        self.modern = request.revision not in LEGACY_REVISIONS
         self.peer = peer
         self.now = now
         self.principal = principal
-        #: True for 2026-07-28 (stateless, multi round-trip) requests. An
-        #: attribute, not a property: every tools/call reads it several times.
-        self.modern = request.revision not in LEGACY_REVISIONS
         #: What the server's lifespan yielded (see `Server`), set by the Server.
         self.lifespan: Any = None
         # Modern replay: the answers collected so far (key -> (method, answer)), or

@@ -150,14 +150,14 @@ class TaskService:
                 raise _missing_extension()
             return False
         asked = getattr(event.params, "task", UNSET) is not UNSET
-        if (not asked and support is None) or event.revision != LEGACY_TASKS_REVISION:
-            # A plain call of a plain tool is not a task, whatever is declared
-            # (asked first: `offered` scans the tools). Before 2025-11-25 there
-            # are no tasks.
+        if not asked and support != "required":
+            # Not a task, whatever is offered: asked first, as `offered` looks
+            # at every tool and nearly every call asks for no task.
             return False
-        if not self.offered():
-            # Without the capability declared, params.task is ignored (tasks.mdx
-            # "Task Support and Handling").
+        if event.revision != LEGACY_TASKS_REVISION or not self.offered():
+            # Before 2025-11-25 there are no tasks; and without the capability
+            # declared, params.task is ignored (tasks.mdx "Task Support and
+            # Handling").
             return False
         if asked and support is None:
             raise McpError(METHOD_NOT_FOUND, "This tool does not support task execution")

@@ -40,6 +40,9 @@ are common), small enough that a peer that never sends a newline costs at most a
 memory per connection. The same order of magnitude as the 4 MiB message caps common in RPC
 stacks (gRPC's default receive limit is 4 MiB)."""
 
+# As ints: ``_CR in data`` is a memchr, while ``b"\r" in data`` first tries to read its
+# operand as an int and raises and clears a TypeError (CPython 3.11 `_Py_bytes_contains`),
+# ~1,900 instructions a test (callgrind; benchmarks/README.md "stdio, third pass").
 _LF = 10
 _CR = 13
 
@@ -119,7 +122,7 @@ class LineFramer:
         buf = self._buf
         # Fast path: nothing pending, LF-only input, and the chunk is too short to hold an
         # over-long line. This is the steady state of a stdio session.
-        if not buf and not self._discarding and len(data) <= cap and b"\r" not in data:
+        if not buf and not self._discarding and len(data) <= cap and _CR not in data:
             parts = data.split(b"\n")
             tail = parts.pop()
             if tail:
@@ -217,6 +220,6 @@ def frame(message: bytes) -> bytes:
         ValueError: If ``message`` contains ``\\n`` or ``\\r`` (the spec forbids embedded
             newlines, and a bare ``\\r`` would be stripped by a CRLF-tolerant reader).
     """
-    if b"\n" in message or b"\r" in message:
+    if _LF in message or _CR in message:
         raise ValueError("a stdio message must not contain CR or LF")
     return message + b"\n"

@@ -22,6 +22,7 @@ import pytest
 from runtime_helpers import INITIALIZE, INITIALIZED, LIMIT
 
 from mcp_core import Server
+from mcp_core.types import CallToolResult
 from mcp_core.wire import LineTooLong
 from transports import serve_stream
 from transports.stdio_streams import StdioStream
@@ -46,6 +47,12 @@ def make_server(gate: anyio.Event) -> Server:
         """Answers once the test opens the gate."""
         await gate.wait()
         return text
+
+    @server.tool
+    async def opaque() -> CallToolResult:
+        # Passed through as returned: nothing checks it before it is encoded. Async,
+        # so that it answers at once, in its turn (a plain function runs in a thread).
+        return CallToolResult(content=[], structured_content={"handle": object()})
 
     return server
 
@@ -138,3 +145,22 @@ async def test_lines_of_one_read_are_one_batch_and_a_torn_line_waits(
         await stream.aclose()  # closes our ends
         os.close(peer_w)
         os.close(peer_r)
+
+
+async def test_a_result_json_cannot_carry_fails_only_its_request(anyio_backend: str) -> None:
+    # The sink's own write (one request in a read) and a held batch (three).
+    async with serving(make_server(anyio.Event())) as peer:
+        await peer.send(call(1, "opaque", ""))
+        [failed] = await peer.packet()
+        assert failed["id"] == 1 and failed["error"]["code"] == -32603
+        assert "cannot be encoded" in failed["error"]["message"]
+        await peer.send(call(2, "echo", "a"), call(3, "opaque", ""), call(4, "echo", "b"))
+        answers: list[dict[str, Any]] = []
+        while len(answers) < 3:
+            answers += await peer.packet()
+        assert [answer["id"] for answer in answers] == [2, 3, 4]
+        assert (text_of(answers[0]), answers[1]["error"]["code"], text_of(answers[2])) == (
+            "a",
+            -32603,
+            "b",
+        )
