@@ -251,6 +251,7 @@ class Answering:
                 if stream.done and not stream.overflow and not stream.items:
                     await out.end(data)
                     return
+                stream.spoken()
                 await out.send(data)
                 continue
             if stream.done or stream.overflow:

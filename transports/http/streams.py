@@ -138,8 +138,13 @@ class AnswerStream:
             wake.set()
 
     def quiet_for(self) -> float:
-        """Seconds since an event was last written directly (`direct`)."""
+        """Seconds since an event was last written (directly, or by `spoken`)."""
         return _monotonic() - self.spoke
+
+    def spoken(self) -> None:
+        """Its writer wrote an event just now: a keep-alive comment is due only
+        after sse_ping of quiet from here, whichever way the next ones go."""
+        self.spoke = _monotonic()
 
     async def wait(self) -> None:
         """Wait for something new (a message, the end)."""
