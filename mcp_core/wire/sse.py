@@ -177,7 +177,7 @@ class SSEParser:
             self._pending_cr = False
             if data[0] == _LF:
                 data = data[1:]
-        if b"\r" in data:
+        if _CR in data:  # an int: a memchr (see wire/framing.py)
             self._pending_cr = data[-1] == _CR
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
@@ -293,7 +293,7 @@ def encode_event(
             ``data`` is a str that can't be encoded as UTF-8 (lone surrogates).
     """
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    if event is None and id is None and retry is None and b"\n" not in raw and b"\r" not in raw:
+    if event is None and id is None and retry is None and _LF not in raw and _CR not in raw:
         return b"".join((b"data: ", raw, b"\n\n"))
     parts: list[bytes] = []
     if id is not None:
