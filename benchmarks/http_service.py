@@ -60,6 +60,9 @@ class Recorder:
     async def watched(self, write: Any) -> None:
         await write()
 
+    async def ending(self, write: Any) -> None:
+        await write()
+
     def watch(self) -> bool:
         return True
 

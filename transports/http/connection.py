@@ -450,6 +450,27 @@ class HttpConnection:
         if self.hung_up:
             raise PeerGone
 
+    async def ending(self, write: Callable[[], Awaitable[None]]) -> None:
+        # As `watched`, with the connection's own scope as what a hang-up or
+        # `gone` cancels: the connection ends (`run`), and no scope of the
+        # request's own is entered (~27k instructions on asyncio, issue 20).
+        deadline = self._deadline
+        if deadline is None:
+            await self.watched(write)
+            return
+        if self.eof:
+            self.hung_up = True
+            raise PeerGone
+        self.hung_up = False
+        self._watch = deadline
+        try:
+            await write()
+        except PeerGone:
+            self.hung_up = True
+            raise
+        finally:
+            self._watch = None
+
 
 _END: Final = h11.EndOfMessage()
 _CLOSE: Final = ("connection", "close")

@@ -39,6 +39,13 @@ class Responder(Protocol):
         `watch` on, at the latest); if it does, cancel ``write`` and raise
         `PeerGone`."""
 
+    async def ending(self, write: Callable[[], Awaitable[None]]) -> None:
+        """As `watched`, for the last thing a connection owes nobody anything
+        after: a hang-up (or `gone`) may instead end the connection there and
+        then, ``write`` with it (the h11 server cancels the connection's own
+        scope, not one of the write's: what unwinds is a cancellation, not
+        `PeerGone`, so nothing above may count on catching `PeerGone`)."""
+
     def watch(self) -> bool:
         """Watch for a hang-up from now on, if not already: a responder may wait
         for this until ``write`` first waits, as a hang-up matters only to what

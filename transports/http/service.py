@@ -483,9 +483,10 @@ class HttpService(Answering):
             jobs = request.feed(self._fed(decision))
             if request.session.subscriptions:
                 request.watch()
-            # The answer's watched scope is how the handler is cancelled: when the
-            # client hangs up, or a write of the writer task fails (out.gone).
-            await out.watched(
+            # How the handler is cancelled when the client hangs up, or a write
+            # of the writer task fails (out.gone): the connection ends with it
+            # (on h11, its own scope is cancelled; nothing here needs PeerGone).
+            await out.ending(
                 lambda: self._serve_here(out, stream, decision, request, jobs, out.gone)
             )
         finally:

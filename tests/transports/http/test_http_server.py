@@ -90,6 +90,12 @@ async def test_closing_a_modern_stream_cancels_the_request(
                 await gates.started.wait()
         with anyio.fail_after(LIMIT):
             await gates.cancelled.wait()
+        # Its connection ended with it (on h11, the connection's own scope is
+        # what the hang-up cancels); the server serves the next one.
+        async with RawClient(port) as client:
+            request = call("echo", {"text": "next"}, id=6, _meta=META)
+            await client.send("POST", request, **modern_headers("tools/call", "echo"))
+            assert (await client.answer()).json()["id"] == 6
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
