@@ -63,6 +63,9 @@ class Recorder:
     async def ending(self, write: Any) -> None:
         await write()
 
+    def closing(self) -> None:
+        return None
+
     def watch(self) -> bool:
         return True
 

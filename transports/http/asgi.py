@@ -287,6 +287,9 @@ class _Responder:
         # No scope of the connection's here: the one of `watched`.
         await self.watched(write)
 
+    def closing(self) -> anyio.CancelScope | None:
+        return None  # the ASGI server's connection is not ours to end
+
     def watch(self) -> bool:
         return True  # watched() always watches
 

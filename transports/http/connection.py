@@ -416,6 +416,9 @@ class HttpConnection:
             with contextlib.suppress(PeerGone, h11.LocalProtocolError):
                 await self.reply(Reply(status, close=True))
 
+    def closing(self) -> anyio.CancelScope | None:
+        return self._deadline
+
     def watch(self) -> bool:
         # From now on the reader watches the socket (it starts once, and reads
         # for the connection from then on).

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
+import anyio
+
 from mcp_core.http.decisions import Headers, Reply
 
 __all__ = ["PeerGone", "Responder"]
@@ -45,6 +47,12 @@ class Responder(Protocol):
         then, ``write`` with it (the h11 server cancels the connection's own
         scope, not one of the write's: what unwinds is a cancellation, not
         `PeerGone`, so nothing above may count on catching `PeerGone`)."""
+
+    def closing(self) -> anyio.CancelScope | None:
+        """The cancel scope whose cancelling ends this response's connection
+        (the h11 server's own), or None if there is none to share: a request
+        whose cancellation may end the connection is served in it, instead of
+        a scope of its own."""
 
     def watch(self) -> bool:
         """Watch for a hang-up from now on, if not already: a responder may wait
