@@ -60,6 +60,12 @@ class Recorder:
     async def watched(self, write: Any) -> None:
         await write()
 
+    async def ending(self, write: Any) -> None:
+        await write()
+
+    def closing(self) -> None:
+        return None
+
     def watch(self) -> bool:
         return True
 

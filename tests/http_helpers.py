@@ -12,6 +12,7 @@ import anyio
 import h11
 
 from mcp_core import Context, Server
+from mcp_core.http.server import HttpServerConfig
 from mcp_core.wire import ServerSentEvent, SSEParser
 from transports.http.server import HttpTimeouts, serve_http
 
@@ -209,11 +210,17 @@ def modern_headers(method: str, name: str | None = None) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def running(server: Server, timeouts: HttpTimeouts | None = None) -> AsyncIterator[int]:
+async def running(
+    server: Server, timeouts: HttpTimeouts | None = None, config: HttpServerConfig | None = None
+) -> AsyncIterator[int]:
     async with anyio.create_task_group() as tg:
         port = await tg.start(
             lambda task_status: serve_http(
-                server, port=0, timeouts=timeouts or HttpTimeouts(), task_status=task_status
+                server,
+                port=0,
+                timeouts=timeouts or HttpTimeouts(),
+                config=config,
+                task_status=task_status,
             )
         )
         try:

@@ -126,8 +126,17 @@ class Answering:
         if on_gone is None and stream.mode == "json":
             # A JSON-only answer (response_mode "json") of a request nobody
             # watches: nothing goes out before the response (its messages go on
-            # the standalone stream), so there is no writer to start.
-            await driver.serve_inline(jobs)
+            # the standalone stream), so there is no writer to start. Its
+            # cancellation (notifications/cancelled) ends the connection, with
+            # no response (2025-11-25 basic/utilities/cancellation.mdx): the
+            # connection's own scope is the request's, no scope of its own.
+            scope = out.closing()
+            if scope is not None and isinstance(driver, Driver):
+                for job in jobs:
+                    driver.serving_in(job.id, scope)
+                await driver.serve_inline(jobs, scoped=False)
+            else:
+                await driver.serve_inline(jobs)
             response = stream.response
             if response is None:
                 await self._write_answer(out, stream, decision)

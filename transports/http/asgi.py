@@ -283,6 +283,13 @@ class _Responder:
         self.complete = True
         await self._out({"type": "http.response.body", "body": data})
 
+    async def ending(self, write: Callable[[], Awaitable[None]]) -> None:
+        # No scope of the connection's here: the one of `watched`.
+        await self.watched(write)
+
+    def closing(self) -> anyio.CancelScope | None:
+        return None  # the ASGI server's connection is not ours to end
+
     def watch(self) -> bool:
         return True  # watched() always watches
 

@@ -416,6 +416,9 @@ class HttpConnection:
             with contextlib.suppress(PeerGone, h11.LocalProtocolError):
                 await self.reply(Reply(status, close=True))
 
+    def closing(self) -> anyio.CancelScope | None:
+        return self._deadline
+
     def watch(self) -> bool:
         # From now on the reader watches the socket (it starts once, and reads
         # for the connection from then on).
@@ -449,6 +452,27 @@ class HttpConnection:
                 self._watch = None
         if self.hung_up:
             raise PeerGone
+
+    async def ending(self, write: Callable[[], Awaitable[None]]) -> None:
+        # As `watched`, with the connection's own scope as what a hang-up or
+        # `gone` cancels: the connection ends (`run`), and no scope of the
+        # request's own is entered (~27k instructions on asyncio, issue 20).
+        deadline = self._deadline
+        if deadline is None:
+            await self.watched(write)
+            return
+        if self.eof:
+            self.hung_up = True
+            raise PeerGone
+        self.hung_up = False
+        self._watch = deadline
+        try:
+            await write()
+        except PeerGone:
+            self.hung_up = True
+            raise
+        finally:
+            self._watch = None
 
 
 _END: Final = h11.EndOfMessage()

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
+import anyio
+
 from mcp_core.http.decisions import Headers, Reply
 
 __all__ = ["PeerGone", "Responder"]
@@ -38,6 +40,19 @@ class Responder(Protocol):
         """Run ``write`` while watching for the client to hang up (from the first
         `watch` on, at the latest); if it does, cancel ``write`` and raise
         `PeerGone`."""
+
+    async def ending(self, write: Callable[[], Awaitable[None]]) -> None:
+        """As `watched`, for the last thing a connection owes nobody anything
+        after: a hang-up (or `gone`) may instead end the connection there and
+        then, ``write`` with it (the h11 server cancels the connection's own
+        scope, not one of the write's: what unwinds is a cancellation, not
+        `PeerGone`, so nothing above may count on catching `PeerGone`)."""
+
+    def closing(self) -> anyio.CancelScope | None:
+        """The cancel scope whose cancelling ends this response's connection
+        (the h11 server's own), or None if there is none to share: a request
+        whose cancellation may end the connection is served in it, instead of
+        a scope of its own."""
 
     def watch(self) -> bool:
         """Watch for a hang-up from now on, if not already: a responder may wait

@@ -448,10 +448,12 @@ class HttpService(Answering):
                 await self._serve_here(out, stream, decision, driver, jobs, None)
             else:
                 await self._answer(out, stream, decision)
-        except PeerGone:
+        except (PeerGone, anyio.get_cancelled_exc_class()):
             # 2025-11-25 "Sending Messages" item 6: a disconnection is not a
             # cancellation. A stream that has sent an event id goes on in the
-            # event store; one that has not cannot be resumed.
+            # event store; one that has not cannot be resumed. Nor can a
+            # JSON-only answer whose cancellation ended its connection
+            # (`_serve_here`).
             if stream.mode != "sse":
                 session.abandon(stream)
             raise
@@ -483,9 +485,10 @@ class HttpService(Answering):
             jobs = request.feed(self._fed(decision))
             if request.session.subscriptions:
                 request.watch()
-            # The answer's watched scope is how the handler is cancelled: when the
-            # client hangs up, or a write of the writer task fails (out.gone).
-            await out.watched(
+            # How the handler is cancelled when the client hangs up, or a write
+            # of the writer task fails (out.gone): the connection ends with it
+            # (on h11, its own scope is cancelled; nothing here needs PeerGone).
+            await out.ending(
                 lambda: self._serve_here(out, stream, decision, request, jobs, out.gone)
             )
         finally:

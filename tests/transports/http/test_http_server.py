@@ -31,6 +31,7 @@ from http_helpers import (
 )
 
 from mcp_core import Context, Server
+from mcp_core.http.server import HttpServerConfig
 from mcp_core.wire import HEADER_MISMATCH
 from transports.http.server import HttpTimeouts, serve_http
 
@@ -90,6 +91,12 @@ async def test_closing_a_modern_stream_cancels_the_request(
                 await gates.started.wait()
         with anyio.fail_after(LIMIT):
             await gates.cancelled.wait()
+        # Its connection ended with it (on h11, the connection's own scope is
+        # what the hang-up cancels); the server serves the next one.
+        async with RawClient(port) as client:
+            request = call("echo", {"text": "next"}, id=6, _meta=META)
+            await client.send("POST", request, **modern_headers("tools/call", "echo"))
+            assert (await client.answer()).json()["id"] == 6
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
@@ -204,6 +211,44 @@ async def test_a_cancelled_legacy_call_ends_its_stream_without_a_response() -> N
         # The connection serves the next request.
         await client.send("POST", call("echo", {"text": "on"}, id=5), mcp_session_id=session_id)
         assert (await reply_of(client))["result"]["content"][0]["text"] == "on"
+
+
+async def test_a_cancelled_json_only_legacy_call_closes_its_connection() -> None:
+    # 2025-11-25 basic/utilities/cancellation.mdx: no response for a cancelled
+    # request. A JSON-only answer carries nothing but that response, so its
+    # connection ends with the request (served in the connection's own scope);
+    # other connections, its session and other sessions go on.
+    gates = Gates()
+    config = HttpServerConfig(response_mode="json")
+    async with (
+        running(make_server(gates), config=config) as port,
+        RawClient(port) as client,
+        RawClient(port) as bystander,
+    ):
+        session_id = await open_session(client)
+        await bystander.send("POST", call("echo", {"text": "a"}, id=2), mcp_session_id=session_id)
+        assert (await reply_of(bystander))["result"]["content"][0]["text"] == "a"
+        await client.send("POST", call("hang", {}, id=4), mcp_session_id=session_id)
+        with anyio.fail_after(LIMIT):
+            await gates.started.wait()
+        async with RawClient(port) as other:
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
+            cancel["params"] = {"requestId": 4}  # type: ignore[assignment]
+            await other.send("POST", cancel, mcp_session_id=session_id)
+            assert (await other.answer()).status == 202
+        with anyio.fail_after(LIMIT):
+            await gates.cancelled.wait()
+        # Closed, and not a byte of a response first.
+        assert await client.closed()
+        await bystander.send("POST", call("echo", {"text": "b"}, id=5), mcp_session_id=session_id)
+        assert (await reply_of(bystander))["result"]["content"][0]["text"] == "b"
+        async with RawClient(port) as fresh:
+            other_id = await open_session(fresh)
+            await fresh.send("POST", call("echo", {"text": "c"}, id=6), mcp_session_id=other_id)
+            assert (await reply_of(fresh))["result"]["content"][0]["text"] == "c"
+        # The request id is free again on the session.
+        await bystander.send("POST", call("echo", {"text": "d"}, id=4), mcp_session_id=session_id)
+        assert (await reply_of(bystander))["result"]["content"][0]["text"] == "d"
 
 
 async def test_a_client_that_stops_reading_is_cut_off_and_its_request_cancelled() -> None:
