@@ -7,7 +7,7 @@
 # message and served inline, in the task that answers it, so there is no worker
 # pool, no concurrency limit and no timer (a 2026-07-28 server sends no requests
 # whose deadlines would need one). `OneRequest` is that much: the session, the
-# handler's Context with its `_RequestPeer`, and the sink its output goes to.
+# handler's Context with its `RequestPeer`, and the sink its output goes to.
 #
 # What ends the request is `close`, when its answer is written (or its client has
 # gone). A handler's task that sends after that (one it detached, a worker thread
@@ -42,7 +42,7 @@ from mcp_core.wire import DEFAULT_LIMITS, Message, RequestId
 
 from .audience import Audience, join
 from .driver import ConnectionClosed, Sink
-from .server_connection import _RequestPeer
+from .server_connection import RequestPeer
 
 __all__ = ["OneRequest"]
 
@@ -131,7 +131,7 @@ class OneRequest:
         server = self.server
         ctx = Context(
             event,
-            _RequestPeer(self, session, request_id, self.background),
+            RequestPeer(self, session, request_id, self.background),
             now=time.time(),
             principal=self.principal,
         )

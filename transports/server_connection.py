@@ -66,7 +66,7 @@ async def _run_job(scope: anyio.CancelScope, job: Callable[[], Awaitable[None]])
 
 
 class _Link(Protocol):
-    """What a `_RequestPeer` sends through: a `Driver`, or a request served on
+    """What a `RequestPeer` sends through: a `Driver`, or a request served on
     its own (`transports.one_request.OneRequest`)."""
 
     closed: bool
@@ -78,7 +78,7 @@ class _Link(Protocol):
     ) -> Any: ...
 
 
-class _RequestPeer:
+class RequestPeer:
     """The Context's link to the client, for one request; also the task host
     (mcp_core.tasks.host.TaskHost): a task runs in ``background``, the task group
     of the serving process, beyond this request and its connection."""
@@ -215,7 +215,7 @@ class ServerConnection:
     async def _handle(self, event: RequestReceived) -> Any:
         ctx = Context(
             event,
-            _RequestPeer(self.driver, self.session, event.id, self.background),
+            RequestPeer(self.driver, self.session, event.id, self.background),
             now=time.time(),
             principal=self.principal,
         )

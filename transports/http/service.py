@@ -255,8 +255,6 @@ class HttpService(Answering):
         task_group: TaskGroup,
         principal: str | None,
         revisions: tuple[str, ...] | None = None,
-        *,
-        watching: bool = True,
     ) -> ServerConnection:
         return ServerConnection(
             self.server,
@@ -265,7 +263,6 @@ class HttpService(Answering):
             principal=principal,
             limits=self.limits,
             max_concurrency=self.max_concurrency,
-            watching=watching,
         )
 
     def _legacy_session(self, session_id: str, principal: str | None) -> ServerConnection:
