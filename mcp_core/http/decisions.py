@@ -66,6 +66,15 @@ _MAX_FIELDS: Final = 4096
 """Distinct header fields kept decoded (a field whose value changes with every
 request, such as a client's request id, would otherwise grow the table)."""
 
+_MAX_KEPT_VALUE: Final = 128
+"""Longer values are decoded each time, not kept: with values up to the head
+limit (16 KiB) a client sending new ones could make the table hold ~128 MiB;
+bounded so, it holds at most ~1 MiB. Session ids, versions, media types and hosts
+are all shorter."""
+
+_NOT_KEPT: Final = frozenset({"authorization", "cookie", "proxy-authorization"})
+"""Fields never kept past their request: credentials stay in no table of ours."""
+
 _FIELDS: dict[tuple[Any, Any], tuple[str, str, int]] = {}
 
 
@@ -129,9 +138,10 @@ class HttpRequest(Struct, frozen=True):
                 field = _field(pair)
             if field is None:
                 field = _field(pair)
-                if len(fields) >= _MAX_FIELDS:
-                    fields.clear()
-                fields[pair] = field
+                if len(field[1]) <= _MAX_KEPT_VALUE and field[0] not in _NOT_KEPT:
+                    if len(fields) >= _MAX_FIELDS:
+                        fields.clear()
+                    fields[pair] = field
             key, text, length = field
             if key in headers:
                 headers[key] = f"{headers[key]}, {text}"

@@ -182,3 +182,42 @@ def test_http_sse_is_off_without_a_path_or_without_legacy_revisions() -> None:
     modern_only = HttpEndpoint(revisions=("2026-07-28",))
     reply = modern_only.receive(request("GET", "/sse"), b"", 0.0)
     assert isinstance(reply, Reply) and reply.status == 404
+
+
+# --- the head's decoded fields ----------------------------------------------------------------
+
+
+def test_a_head_reads_the_same_whether_its_fields_were_seen_before() -> None:
+    pairs = [
+        (b"host", b"localhost:1"),
+        (b"Accept", b"application/json"),
+        (b"x-long", b"v" * 4096),
+        (b"authorization", b"Bearer secret-token"),
+        (b"accept", b"text/event-stream"),
+    ]
+    first = HttpRequest.from_pairs(b"POST", b"/mcp", pairs)
+    again = HttpRequest.from_pairs(b"POST", b"/mcp", pairs)
+    assert first == again
+    assert first.headers["accept"] == "application/json, text/event-stream"
+    assert first.headers["x-long"] == "v" * 4096
+    assert first.headers["authorization"] == "Bearer secret-token"
+
+
+def test_credentials_and_long_values_are_not_kept_between_requests() -> None:
+    # The decoded fields are kept for the next request (decisions._FIELDS), but
+    # not a credential, and not a long value: new long values would otherwise
+    # grow what is kept to thousands of head-sized strings.
+    from mcp_core.http import decisions
+
+    pairs = [
+        (b"authorization", b"Bearer kept-nowhere"),
+        (b"cookie", b"sid=kept-nowhere"),
+        (b"x-long", b"w" * 129),
+        (b"x-short", b"w" * 128),
+    ]
+    HttpRequest.from_pairs(b"POST", b"/mcp", pairs)
+    kept = decisions._FIELDS
+    assert (b"x-short", b"w" * 128) in kept
+    for pair in pairs[:3]:
+        assert pair not in kept
+    assert not any("kept-nowhere" in text for _, text, _ in kept.values())
