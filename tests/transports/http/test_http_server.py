@@ -190,6 +190,18 @@ async def test_a_legacy_handler_streams_what_it_sends_while_it_runs() -> None:
         assert not gates.cancelled.is_set()
 
 
+async def cancel_on_another_connection(port: int, session_id: str, request_id: int) -> None:
+    """POST the session's notifications/cancelled for ``request_id``; it gets 202."""
+    cancel = {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": request_id},
+    }
+    async with RawClient(port) as other:
+        await other.send("POST", cancel, mcp_session_id=session_id)
+        assert (await other.answer()).status == 202
+
+
 async def test_a_cancelled_legacy_call_ends_its_stream_without_a_response() -> None:
     # 2025-11-25 basic/utilities/cancellation.mdx: the receiver stops the
     # request and does not answer it; its stream has nothing more to carry.
@@ -199,11 +211,7 @@ async def test_a_cancelled_legacy_call_ends_its_stream_without_a_response() -> N
         await client.send("POST", call("hang", {}, id=4), mcp_session_id=session_id)
         with anyio.fail_after(LIMIT):
             await gates.started.wait()
-            async with RawClient(port) as other:
-                cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
-                cancel["params"] = {"requestId": 4}  # type: ignore[assignment]
-                await other.send("POST", cancel, mcp_session_id=session_id)
-                assert (await other.answer()).status == 202
+            await cancel_on_another_connection(port, session_id, 4)
             head = await client.head()
             assert head.headers["content-type"] == "text/event-stream"
             assert data(await client.events()) == []
@@ -231,11 +239,7 @@ async def test_a_cancelled_json_only_legacy_call_closes_its_connection() -> None
         await client.send("POST", call("hang", {}, id=4), mcp_session_id=session_id)
         with anyio.fail_after(LIMIT):
             await gates.started.wait()
-        async with RawClient(port) as other:
-            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
-            cancel["params"] = {"requestId": 4}  # type: ignore[assignment]
-            await other.send("POST", cancel, mcp_session_id=session_id)
-            assert (await other.answer()).status == 202
+        await cancel_on_another_connection(port, session_id, 4)
         with anyio.fail_after(LIMIT):
             await gates.cancelled.wait()
         # Closed, and not a byte of a response first.
