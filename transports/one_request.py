@@ -24,14 +24,12 @@ from collections.abc import Callable
 from typing import Any
 
 from anyio.abc import TaskGroup
-from msgspec import UNSET
 
 from mcp_core import (
     REVISIONS,
     Context,
     Limits,
     LocalProtocolError,
-    McpError,
     RemoteProtocolError,
     Server,
     ServerSession,
@@ -43,6 +41,7 @@ from mcp_core.wire import DEFAULT_LIMITS, Message, RequestId
 from .audience import Audience, join
 from .driver import ConnectionClosed, Sink
 from .server_connection import RequestPeer
+from .workers import failure_answer
 
 __all__ = ["OneRequest"]
 
@@ -137,14 +136,8 @@ class OneRequest:
         )
         try:
             result = server.wire_form(await server.dispatch(event, ctx))
-        except McpError as exc:
-            data = UNSET if exc.data is None else exc.data
-            self._answer(request_id, session.send_error, request_id, exc.code, exc.message, data)
         except Exception as exc:
-            # The application layer logs and converts what handlers raise; what
-            # reaches here is a failure of the dispatch itself.
-            log.error("serving request %r failed", request_id, exc_info=exc)
-            self._answer(request_id, session.fail_request, request_id, exc)
+            self._answer(request_id, *failure_answer(session, request_id, exc))
         else:
             self._answer(request_id, session.send_response, request_id, result)
 

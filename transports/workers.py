@@ -37,12 +37,13 @@ from msgspec import UNSET
 
 from mcp_core import LocalProtocolError, McpError
 from mcp_core.session import RequestReceived
+from mcp_core.session.base import BaseSession
 from mcp_core.wire import RequestId
 
 if TYPE_CHECKING:
     from .driver import Driver
 
-__all__ = ["MAX_IDLE_WORKERS", "Worker", "Workers", "run_worker"]
+__all__ = ["MAX_IDLE_WORKERS", "Worker", "Workers", "failure_answer", "run_worker"]
 
 MAX_IDLE_WORKERS: Final = 256
 """Handler tasks kept waiting for work per connection; more exit when done."""
@@ -50,6 +51,19 @@ MAX_IDLE_WORKERS: Final = 256
 _T = TypeVar("_T")
 
 log = logging.getLogger("mcp_core")
+
+
+def failure_answer(session: BaseSession, request_id: RequestId, exc: Exception) -> tuple[Any, ...]:
+    """How to answer a request whose serving raised ``exc``: the session's send,
+    then its arguments. An `McpError` goes with its own code, message and data;
+    anything else is -32603 and logged (the application layer logs and converts
+    what handlers raise: what reaches here is a failure of the dispatch itself).
+    """
+    if isinstance(exc, McpError):
+        data = UNSET if exc.data is None else exc.data
+        return session.send_error, request_id, exc.code, exc.message, data
+    log.error("serving request %r failed", request_id, exc_info=exc)
+    return session.fail_request, request_id, exc
 
 
 class Worker(Generic[_T]):
@@ -221,14 +235,8 @@ class Workers:
                     self._release_slot()
                 else:
                     self._active -= 1  # `_release_slot` when nobody waits, inlined
-        except McpError as exc:
-            data = UNSET if exc.data is None else exc.data
-            self._answer(request_id, session.send_error, request_id, exc.code, exc.message, data)
         except Exception as exc:
-            # The application layer logs and converts what handlers raise; what
-            # reaches here is a failure of the dispatch itself.
-            log.error("serving request %r failed", request_id, exc_info=exc)
-            self._answer(request_id, session.fail_request, request_id, exc)
+            self._answer(request_id, *failure_answer(session, request_id, exc))
         else:
             # `_answer`, inlined: this is every request's way out.
             if not driver.closed:
