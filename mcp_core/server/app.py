@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from functools import partial
@@ -74,6 +73,7 @@ from .context import (
     ResourceNotFoundError,
     UrlElicitationRequiredError,
 )
+from .failures import log_failure
 from .registry import Registry, ResourceEntry, opt
 from .request_state import (
     OnceStore,
@@ -97,7 +97,6 @@ __all__ = ["Lifespan", "LifespanError", "Middleware", "Server"]
 
 _T = TypeVar("_T")
 
-log = logging.getLogger("mcp_core")
 
 Lifespan: TypeAlias = Callable[["Server"], contextlib.AbstractAsyncContextManager[Any]]
 """``lifespan(server)``: the resources a server holds while it serves (see `Server`)."""
@@ -510,7 +509,7 @@ class Server(Registry):
     def _failed(self, what: str, event: RequestReceived, exc: BaseException) -> str:
         # Every handler exception is logged with its traceback; the client is told
         # its message, or only that it failed (mask_errors).
-        log.error("%s failed serving %s (request %r)", what, event.method, event.id, exc_info=exc)
+        log_failure("%s failed serving %s (request %r)", what, event.method, event.id, exc=exc)
         return f"{what} failed" if self.mask_errors else _text(exc)
 
     async def _advanced(self, event: RequestReceived, ctx: Context, params: Any = None) -> Any:
