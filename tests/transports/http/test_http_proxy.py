@@ -8,10 +8,10 @@ manager's connections going the same way. asyncio and trio; every wait bounded."
 from __future__ import annotations
 
 import base64
+import ssl
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
@@ -143,16 +143,18 @@ class ForwardProxy:
 
 
 @asynccontextmanager
-async def tls_server_behind(proxy: ForwardProxy, path: Path) -> AsyncIterator[tuple[str, Any]]:
+async def tls_server_behind(
+    proxy: ForwardProxy, path: Path
+) -> AsyncIterator[tuple[str, ssl.SSLContext, ssl.SSLContext]]:
     """Our server over TLS (a throwaway CA), and ``proxy`` running: (its https URL,
-    a client context that trusts the CA)."""
+    a client context that trusts the CA, the server's context)."""
     server_context, client_context = certificate_authority(path)
     async with (
         serving(make_server(Gates())) as (_, url),
         Proxy(port_of(url), server_context).running() as tls,
         proxy.running(),
     ):
-        yield f"https://127.0.0.1:{tls.port}/mcp", client_context
+        yield f"https://127.0.0.1:{tls.port}/mcp", client_context, server_context
 
 
 async def test_https_goes_through_a_connect_tunnel_with_tls_inside(
@@ -160,7 +162,7 @@ async def test_https_goes_through_a_connect_tunnel_with_tls_inside(
 ) -> None:
     proxy = ForwardProxy("user:p@ss")
     with anyio.fail_after(LIMIT):
-        async with tls_server_behind(proxy, tmp_path) as (secure, trusting):
+        async with tls_server_behind(proxy, tmp_path) as (secure, trusting, _):
             monkeypatch.setenv("HTTPS_PROXY", proxy.url("user:p%40ss"))
             async with connect_http(secure, verify=trusting) as client:
                 assert only_text(await client.call_tool("echo", {"text": "tunnelled"})) == (
@@ -172,6 +174,24 @@ async def test_https_goes_through_a_connect_tunnel_with_tls_inside(
     # TLS with the server inside the tunnel: the proxy carried no plain text.
     assert proxy.carried and b"tools/call" not in proxy.carried
     assert b"tunnelled" not in proxy.carried
+
+
+async def test_an_https_proxy_is_reached_over_tls_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # https_proxy=https://...: TLS to the proxy, and the server's TLS inside the
+    # tunnel (the same trust store checks both).
+    proxy = ForwardProxy()
+    with anyio.fail_after(LIMIT):
+        async with (
+            tls_server_behind(proxy, tmp_path) as (secure, trusting, certified),
+            Proxy(proxy.port, certified).running() as tls_proxy,
+        ):
+            monkeypatch.setenv("https_proxy", f"https://127.0.0.1:{tls_proxy.port}")
+            async with connect_http(secure, verify=trusting) as client:
+                assert only_text(await client.call_tool("echo", {"text": "twice"})) == "twice"
+    assert proxy.requests and set(proxy.requests) == {f"CONNECT {urlsplit(secure).netloc}"}
+    assert b"twice" not in proxy.carried and b"twice" not in tls_proxy.downstream
 
 
 async def test_plain_http_goes_to_the_proxy_in_absolute_form(
@@ -200,7 +220,7 @@ async def test_a_proxy_that_refuses_the_tunnel_fails_the_client(
 ) -> None:
     proxy = ForwardProxy("user:right")
     with anyio.fail_after(LIMIT):
-        async with tls_server_behind(proxy, tmp_path) as (secure, trusting):
+        async with tls_server_behind(proxy, tmp_path) as (secure, trusting, _):
             monkeypatch.setenv("HTTPS_PROXY", proxy.url("user:wrong"))
             with pytest.raises(HttpError, match=r"refused a tunnel .*: 407"):
                 async with connect_http(secure, verify=trusting):
