@@ -16,9 +16,9 @@ An HTML comment right above a block (invisible on the rendered page) changes tha
 - ``<!-- doc-test: file NAME -->``: also write the block to NAME, for the shell
   commands and imports that follow;
 - ``<!-- doc-test: shell -->`` on a ``sh`` block: run each command (in the page's
-  directory, with this repository's code and ``mcp-core`` first on the path); it
-  must exit 0. Other shell blocks (installs, servers that run until stopped) are
-  not run;
+  directory, or the repository's with ``shell: repository``, with this repository's
+  code and ``mcp-core`` first on the path); it must exit 0. Other shell blocks
+  (installs, servers that run until stopped, the benchmarks) are not run;
 - ``<!-- doc-test: skip: REASON -->``: compile the block only; the reason is required;
 - ``<!-- doc-test: setup`` ... ``-->``: hidden code run before the next block (a fake
   database, a peer to talk to).
@@ -175,7 +175,7 @@ def test_every_block_runs(
         if block.language == "python":
             run_python(block, where, namespace)
         elif block.mark == "shell":
-            run_shell(block, where, tmp_path)
+            run_shell(block, where, paths.ROOT if block.argument == "repository" else tmp_path)
     servers = {id(value): value for value in namespace.values() if isinstance(value, Server)}
     for server in servers.values():
         anyio.run(call_in_memory, server, backend="asyncio")
