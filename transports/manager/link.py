@@ -17,7 +17,10 @@ the connection and starts again at once with fresh retries.
 While connected, a 2026-07-28 server whose capabilities declare ``listChanged``
 gets a ``subscriptions/listen`` stream for its lists, so its list changes reach
 the catalog as a legacy server's do; that stream failing with the connection
-(once the HTTP client has given up resuming it) counts as a loss too. A
+(once the HTTP client has given up resuming it) counts as a loss too. A stream
+the server ends cleanly (shutting down, it answers the listen request) is opened
+again after the first backoff delay, the listings then refreshed: a server that
+is gone fails that, and is reconnected as for any loss. A
 handshake-era server is pinged every ``ping_interval`` seconds: a ping that
 fails with the connection, or gets no answer in time, is a loss. (A 2026-07-28
 server without a listen stream has neither: its death shows at the next request.)
@@ -159,6 +162,7 @@ class Link:
         self._connector = connector
         self.name = config.name
         self.retries = Retries(replace(backoff, max_attempts=config.max_reconnect_attempts), random)
+        self._random = random
         self._client_options = client_options
         self._changed = changed
         self._connected = connected
@@ -348,12 +352,25 @@ class Link:
                 tg.cancel_scope.cancel()
 
     async def _listen(self, client: Client, flags: dict[str, bool]) -> None:
+        again = False
         try:
-            listening = client.listen(
-                tools=flags["tools"], prompts=flags["prompts"], resources=flags["resources"]
-            )
-            async with listening:
-                await anyio.sleep_forever()
+            while True:
+                listening = client.listen(
+                    tools=flags["tools"], prompts=flags["prompts"], resources=flags["resources"]
+                )
+                async with listening:
+                    if again:
+                        # What changed between the two streams is unknown.
+                        self._connected(self)
+                    await anyio.sleep_forever()
+                # The server ended the stream (2026-07-28 basic/patterns/
+                # subscriptions.mdx "Graceful Closure": shutting down, say). Listen
+                # again after a pause: a server that is gone fails that, and the
+                # link reconnects; one still there (or a successor behind its
+                # balancer) gets a new stream.
+                self._event("listening ended")
+                again = True
+                await anyio.sleep(self.retries.backoff.delay(1, self._random))
         except Exception as exc:
             # The stream breaking with the connection is how an idle HTTP server's
             # death shows: reconnect, as for a request.
