@@ -43,7 +43,7 @@ from mcp_core.types import Implementation, ServerCapabilities
 
 from ..client import Client, Connector
 from ..driver import ConnectionClosed
-from ..http.client import HttpStatusError, http_connector
+from ..http.client import HttpStatusError, OutcomeUnknownError, http_connector
 from ..http.pool import HttpClientTimeouts
 from ..server_connection import ServerConnection
 from ..stdio import stdio_connector
@@ -374,7 +374,7 @@ class Link:
         except Exception as exc:
             # The stream breaking with the connection is how an idle HTTP server's
             # death shows: reconnect, as for a request.
-            if not self.failed_request(exc):
+            if not self.failed_request(exc, "the subscriptions/listen stream"):
                 self._event("listening failed", error=describe(exc))
 
     async def _keepalive(self, client: Client, interval: float) -> None:
@@ -433,22 +433,32 @@ class Link:
     def _stderr_line(self, line: bytes) -> None:
         self.stderr.append(line.decode(errors="replace").rstrip("\r\n"))
 
-    def usable(self) -> Client:
-        """The connected client, for one request."""
+    def usable(self, what: str = "the request") -> Client:
+        """The connected client, for one request (``what``, named if it is not sent).
+
+        Raises:
+            ServerUnavailable: not connected; it says ``what`` was not sent.
+        """
         client = self.client
         if client is None or self.state != "connected":
-            why = f": {self.last_error}" if self.last_error else ""
+            why = f" (last error: {self.last_error})" if self.last_error else ""
             raise ServerUnavailable(
-                f"server {self.name!r} is not connected ({self.state}){why}", self.name
+                f"server {self.name!r} is not connected ({self.state}): {what} was not sent{why}",
+                self.name,
             )
         return client
 
-    def failed_request(self, exc: BaseException) -> bool:
+    def failed_request(self, exc: BaseException, what: str | None = None) -> bool:
         """A request on this connection raised ``exc``: whether it means the
-        connection is gone (then it is marked lost, and reconnects)."""
+        connection is gone (then it is marked lost, and reconnects); ``what``
+        names the request in the reason the loss is given."""
         while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
             exc = exc.exceptions[0]  # what a task group wrapped
         if not isinstance(exc, ConnectionClosed) or isinstance(exc, HttpStatusError):
             return False
-        self.lose(describe(exc))
+        reason = describe(exc)
+        if isinstance(exc, OutcomeUnknownError):
+            # What it says of its request's outcome would be quoted to others.
+            reason = reason.split("; ", 1)[0]
+        self.lose(reason if what is None else f"{what} failed: {reason}")
         return True

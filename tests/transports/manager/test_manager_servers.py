@@ -163,6 +163,24 @@ async def test_an_http_server_killed_and_restarted() -> None:
                 assert status.transport == "streamable-http" and status.attempts == 0
 
 
+async def test_a_call_to_a_server_that_refuses_the_connection_was_not_sent() -> None:
+    # Issue 30 item 8: it said "may or may not have run", of a request never sent.
+    with anyio.fail_after(LIMIT):
+        async with http_server(MANAGER_SERVER) as upstream:
+            config = ServerConfig(name="web", url=upstream.url, max_reconnect_attempts=100)
+            options = {"revisions": ("2026-07-28",)}
+            async with Manager([config], backoff=FAST, client_options=options) as manager:
+                await manager.wait_for("web", "connected", LIMIT)
+                await upstream.kill()
+                # Whether the listen stream or the call finds the server gone
+                # first, the call was not sent, and the error says so.
+                with pytest.raises(ServerUnavailable) as refused:
+                    await manager.call_tool("web.pid")
+                said = str(refused.value)
+                assert "server 'web' " in said and "the call of tool 'pid' was not sent" in said
+                assert "may or may not" not in said and "acted on it" not in said
+
+
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
 async def test_an_idle_http_server_killed_is_noticed_without_a_request(era: str) -> None:
     # 2026-07-28: the listen stream fails once the HTTP client gives up on it;
