@@ -127,10 +127,12 @@ class AsgiApp:
         Raises:
             RuntimeError: the app is running already.
         """
+        self.service.health.draining = False
         async with self.service.running():
             try:
                 yield
             finally:
+                self.service.health.draining = True  # readiness fails from now on
                 # Requests still being answered (streams, mostly) end with it.
                 for scope in list(self._requests):
                     scope.cancel()
@@ -168,7 +170,8 @@ class AsgiApp:
             self._requests.add(cancel)
             try:
                 if not service.is_running:
-                    await out.reply(_NOT_RUNNING)
+                    probed = await service.health.answer(_head(scope), started=False)
+                    await out.reply(probed or _NOT_RUNNING)
                     return
                 await self._answer(out, scope, receive)
             except PeerGone:
@@ -179,14 +182,7 @@ class AsgiApp:
     async def _answer(self, out: _Responder, scope: Scope, receive: Receive) -> None:
         service = self.service
         endpoint = service.endpoint
-        client = scope.get("client")
-        head = HttpRequest.from_pairs(
-            scope["method"],
-            _target(scope),
-            scope["headers"],
-            prefix=scope.get("root_path", ""),
-            client=str(client[0]) if client else None,
-        )
+        head = _head(scope)
         admitted = await service.admit(head)
         if isinstance(admitted, Reply) and admitted.close:
             await out.reply(admitted)
@@ -205,6 +201,17 @@ class AsgiApp:
             await service.handle(
                 out, head, body, admitted.principal, checked=True, scopes=admitted.scopes
             )
+
+
+def _head(scope: Scope) -> HttpRequest:
+    client = scope.get("client")
+    return HttpRequest.from_pairs(
+        scope["method"],
+        _target(scope),
+        scope["headers"],
+        prefix=scope.get("root_path", ""),
+        client=str(client[0]) if client else None,
+    )
 
 
 def _target(scope: Scope) -> str:
