@@ -121,7 +121,8 @@ def _log_change(link: Link) -> None:
     if state == "connecting":
         if config.url is not None:
             url = urlsplit(config.url)
-            where = f"{url.scheme}://{url.hostname}{f':{url.port}' if url.port else ''}{url.path}"
+            host = f"[{url.hostname}]" if ":" in (url.hostname or "") else url.hostname
+            where = f"{url.scheme}://{host}{f':{url.port}' if url.port else ''}{url.path}"
         else:
             where = str(config.command or "memory")
         text = f"connecting to {where}"
