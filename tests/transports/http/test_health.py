@@ -249,7 +249,7 @@ async def test_redis_down_is_not_ready(
         assert redis.url not in down.body.decode()  # the address stays in the log
         assert (await probe(port, f"{mount}/healthz")).status == 200
         redis.start()
-        with anyio.fail_after(LIMIT):
+        with anyio.fail_after(LIMIT * 4):  # Redis starting again, then a reconnect
             while (await probe(port, f"{mount}/readyz")).status != 200:
                 await anyio.sleep(0.05)  # coredis reconnects on a later command
     said = [r.getMessage() for r in caplog.records if r.name == "mcp_core.http"]
