@@ -141,7 +141,8 @@ class AsgiApp:
         stream with its last chunk, which a 2025-11-25 client resumes elsewhere),
         so that the server's wait for its connections ends. Requests in flight go
         on. Lifespan shutdown does the same, too late for most servers (see the
-        module's notes)."""
+        module's notes). Readiness fails from now on."""
+        self.service.health.draining = True
         self.service.end_streams(in_flight=False)
 
     @asynccontextmanager
@@ -154,10 +155,12 @@ class AsgiApp:
         Raises:
             RuntimeError: the app is running already.
         """
+        self.service.health.draining = False
         async with self.service.running():
             try:
                 yield
             finally:
+                self.service.health.draining = True  # readiness fails from now on
                 # Requests still being answered (streams, mostly) end with it:
                 # cleanly if they can, within a moment; what is left is cancelled.
                 if self._requests:
@@ -202,7 +205,8 @@ class AsgiApp:
             self._requests.add(cancel)
             try:
                 if not service.is_running:
-                    await out.reply(_NOT_RUNNING)
+                    probed = await service.health.answer(_head(scope), started=False)
+                    await out.reply(probed or _NOT_RUNNING)
                     return
                 await self._answer(out, scope, receive)
             except PeerGone:
@@ -215,14 +219,7 @@ class AsgiApp:
     async def _answer(self, out: _Responder, scope: Scope, receive: Receive) -> None:
         service = self.service
         endpoint = service.endpoint
-        client = scope.get("client")
-        head = HttpRequest.from_pairs(
-            scope["method"],
-            _target(scope),
-            scope["headers"],
-            prefix=scope.get("root_path", ""),
-            client=str(client[0]) if client else None,
-        )
+        head = _head(scope)
         admitted = await service.admit(head)
         if isinstance(admitted, Reply) and admitted.close:
             await out.reply(admitted)
@@ -241,6 +238,17 @@ class AsgiApp:
             await service.handle(
                 out, head, body, admitted.principal, checked=True, scopes=admitted.scopes
             )
+
+
+def _head(scope: Scope) -> HttpRequest:
+    client = scope.get("client")
+    return HttpRequest.from_pairs(
+        scope["method"],
+        _target(scope),
+        scope["headers"],
+        prefix=scope.get("root_path", ""),
+        client=str(client[0]) if client else None,
+    )
 
 
 def _target(scope: Scope) -> str:

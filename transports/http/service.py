@@ -79,6 +79,7 @@ from ..one_request import OneRequest
 from ..server_connection import ServerConnection
 from .admission import Admitted, Authenticate
 from .answers import Answering
+from .health import Health
 from .responder import PeerGone, Responder
 from .shared_events import EventShipper, Follower, SharedEventStore
 from .shared_sessions import Relay, SharedSessions, unavailable
@@ -161,6 +162,8 @@ class HttpService(Answering):
         self.sse_sessions: dict[str, LegacySseConnection] = {}
         #: 2026-07-28 requests holding a subscriptions/listen stream open.
         self.listening: set[OneRequest] = set()
+        #: The health probes; the adapter sets ``health.draining`` as it shuts down.
+        self.health = Health(self.endpoint.health, server)
         self._tg: TaskGroup | None = None
         #: The event loop's clock (`anyio.current_time`), resolved in `running`.
         self.now: Callable[[], float] = anyio.current_time
@@ -301,7 +304,9 @@ class HttpService(Answering):
         """
         refusal = self.endpoint.check_head(head)
         if refusal is not None:
-            return refusal
+            # Not the MCP endpoint's path, perhaps a health probe's: answered
+            # before the Host, Origin and auth checks (see `health`).
+            return await self.health.answer(head, started=self.is_running) or refusal
         if self.authenticate is None:
             return Admitted()
         try:

@@ -28,6 +28,7 @@ server without a listen stream has neither: its death shows at the next request.
 
 from __future__ import annotations
 
+import logging
 import math
 import sys
 import time
@@ -35,6 +36,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -60,6 +62,11 @@ _HTTP_TRANSPORT: Final = {"auto": "auto", "streamable-http": "streamable", "sse"
 _PYTHON_NAMES: Final = frozenset({"python", "python3"})
 """Commands that mean the interpreter running the manager (as for ``mcp-core call``)."""
 _STDERR_LINES: Final = 20
+
+log = logging.getLogger("mcp_core.manager")
+# Silent unless the program configures logging (`mcp-core gateway --log-level`):
+# the other commands that run a manager report states their own way.
+log.addHandler(logging.NullHandler())
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,35 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError):
         return f"no answer in time{f' ({text})' if text else ''}"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _log_change(link: Link) -> None:
+    # One line per change of a link's state, with the server's name and why;
+    # where it connects without credentials (no userinfo, query or arguments).
+    state, config, reason = link.state, link.config, link.last_error
+    details: dict[str, Any] = {"server": link.name, "state": state}
+    level, text = logging.INFO, str(state)
+    if state == "connecting":
+        if config.url is not None:
+            url = urlsplit(config.url)
+            host = f"[{url.hostname}]" if ":" in (url.hostname or "") else url.hostname
+            where = f"{url.scheme}://{host}{f':{url.port}' if url.port else ''}{url.path}"
+        else:
+            where = str(config.command or "memory")
+        text = f"connecting to {where}"
+        retry = link.retries.attempts
+        if retry:
+            text = f"reconnecting to {where} (retry {retry})"
+            details["retry"] = retry
+    elif state == "connected":
+        text = f"connected ({link.transport}, {link.revision})"
+        details.update(transport=link.transport, revision=link.revision)
+    elif state == "failed" or (state == "disconnected" and not link.removed and reason):
+        level = logging.ERROR if state == "failed" else logging.WARNING
+        gave_up = f" (gave up after {link.retries.attempts} retries)" if state == "failed" else ""
+        text = f"{state}: {reason}{gave_up}"
+        details["reason"] = reason
+    log.log(level, "server %s: %s", link.name, text, extra=details)
 
 
 def _transport_of(value: Any) -> str:
@@ -213,6 +249,8 @@ class Link:
     def _set(self, state: State) -> None:
         if state != self.state:
             self.state = state
+            if state != "connecting":  # `_attempt` says so, each time
+                _log_change(self)
             self._changed(self)
 
     def _event(self, what: str, **details: Any) -> None:
@@ -295,6 +333,7 @@ class Link:
 
     async def _attempt(self) -> None:
         self._set("connecting")
+        _log_change(self)
         self._event("connecting", **self._where())
         self._loss = None
         try:
