@@ -82,7 +82,7 @@ KEEP: Final = 2
 IDLE_SECONDS: Final = 10.0
 """How long a worker beyond `KEEP` waits for work before it exits."""
 
-GRACE: Final = 0.001
+GRACE: Final = 0.002
 """How long a queued job may wait while every awake worker is busy before the
 watchdog adds a worker (the longest a blocking handler delays another)."""
 
@@ -146,6 +146,8 @@ class _Pool:
         self._watch = threading.Condition(self._lock)
         self._watching = False
         self._watchdog: threading.Thread | None = None
+        #: Loops whose results a worker holds back while it runs more jobs.
+        self._unwoken: set[_Inbox] = set()
 
     # --- the loop side ----------------------------------------------------------------
 
@@ -185,16 +187,15 @@ class _Pool:
             self._free -= 1
             self._taken += 1
             job.state = _RUNNING
-            if jobs and not self._watching:
-                # Others wait behind a job that may block: watch the queue.
-                self._watching = True
-                self._ensure_watchdog()
-                self._watch.notify()
+            if jobs:
+                self._arm_watchdog()  # others wait behind a job that may block
             return job
         return None
 
     def _work(self) -> None:
         me: _Worker | None = None
+        # Loops this worker has results for and has not woken yet.
+        owed: set[_Inbox] | None = None
         lock = self._lock
         while True:
             with lock:
@@ -210,15 +211,36 @@ class _Pool:
                     return
                 continue
             _run(job)
+            inbox = job.inbox
             with lock:
                 job.state = _FINISHED
                 if job.abandoned:
                     if self._threads >= self.max_threads:
+                        if owed:
+                            for other in owed:
+                                other.wake()
                         return  # replaced meanwhile
                     self._threads += 1
+                else:
+                    inbox.post(job)
                 self._free += 1
-            if not job.abandoned:
-                job.inbox.post(job)
+                more = bool(self._jobs)
+                if more:
+                    self._unwoken.add(inbox)
+                    self._arm_watchdog()  # it wakes loops whose results wait
+            if more:
+                # Jobs are waiting: run them before waking the loop, which would
+                # take the GIL from this thread at once (its wake-up is a write,
+                # and so are the answers it sends). One wake-up for the batch.
+                if owed is None:
+                    owed = set()
+                owed.add(inbox)
+            else:
+                inbox.wake()
+                if owed:
+                    for other in owed:
+                        other.wake()
+                    owed.clear()
 
     def _sleep(self, me: _Worker) -> bool:
         # Wait to be woken (counted free by the waker); False: exit.
@@ -237,6 +259,13 @@ class _Pool:
 
     # --- the watchdog -----------------------------------------------------------------
 
+    def _arm_watchdog(self) -> None:
+        # Under the lock.
+        if not self._watching:
+            self._watching = True
+            self._ensure_watchdog()
+            self._watch.notify()
+
     def _ensure_watchdog(self) -> None:
         if self._watchdog is None:
             self._watchdog = threading.Thread(
@@ -253,13 +282,17 @@ class _Pool:
                 seen = self._taken
             time.sleep(GRACE)
             with watch:
+                # Results a busy worker holds back for its batch wait at most GRACE.
+                unwoken, self._unwoken = self._unwoken, set()
                 jobs = self._jobs
                 while jobs and jobs[0].abandoned:
                     jobs.popleft()
-                if not jobs:
+                if not jobs and not unwoken:
                     self._watching = False
-                elif self._taken == seen and not self._free:
+                elif jobs and self._taken == seen and not self._free:
                     self._add_worker()  # every awake worker is stuck: one more
+            for inbox in unwoken:
+                inbox.wake()
 
 
 def _run(job: _Job) -> None:
@@ -330,9 +363,12 @@ class _Inbox:
         self.anyio_token = _anyio_token()
 
     def post(self, job: _Job) -> None:
-        """From a worker: ``job`` finished."""
+        """From a worker: ``job`` finished (`wake` the loop to hand it over)."""
         self._done.append(job)
-        if not self._armed:
+
+    def wake(self) -> None:
+        """From a worker: have the loop take what was posted, unless it will."""
+        if not self._armed and self._done:
             self._armed = True
             # A RuntimeError: the loop has closed, nobody waits any more.
             with contextlib.suppress(RuntimeError):
