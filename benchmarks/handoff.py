@@ -4,14 +4,16 @@ per call, measured from outside, in the same run.
     python -m benchmarks.handoff [--rounds R] [--calls N] [--backends asyncio,trio]
                                  [--transports stdio,http] [--eras legacy,modern]
 
-One server process per (transport, backend) serves two tools, ``echo`` (a ``def``,
-which the runtime runs in a worker thread) and ``echo_async`` (the same body,
-``async def``). A raw client (`benchmarks.raw_client`: a line writer on stdio, plain
+One server process per (transport, backend, era) serves three tools: ``echo`` (a
+``def``, which the runtime runs in a worker thread), ``echo_anyio`` (an ``async def``
+that runs the same body with ``anyio.to_thread.run_sync``, as def tools ran before
+transports/threads.py) and ``echo_async`` (the same body, ``async def``). Figures
+are CPU microseconds per call. A raw client (`benchmarks.raw_client`: a line writer on stdio, plain
 keep-alive sockets on HTTP) makes N calls of one, then N of the other, one at a
 time and then 16 in flight, and reads the server's CPU time (all threads, from
 /proc) before and after each run: the figure is CPU seconds per call, so the load
 of other processes on the machine moves it little. Each round measures every case
-in turn; the table gives the medians over the rounds and the ratio def/async.
+in turn; the table gives the medians over the rounds and the ratios to ``async def``.
 
 ``python -m benchmarks.handoff serve stdio|http BACKEND [PORT]`` is the server.
 """
@@ -27,13 +29,16 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Final
 
+import anyio
+import anyio.to_thread
+
 from .http_servers import free_port, listening
 from .raw_client import RawHttpClient, RawLineClient, post, server_cpu_seconds
 from .servers import _ACCEPT, _MODERN_META, _ROOT, LEGACY, MODERN
 
 __all__ = ["main"]
 
-TOOLS: Final = ("echo", "echo_async")
+TOOLS: Final = ("echo", "echo_anyio", "echo_async")
 LOADS: Final = (1, 16)
 
 Requester = Callable[[int], bytes]
@@ -48,6 +53,12 @@ def _server() -> object:
     def echo(text: str) -> str:
         """Say the text back (a plain function: a worker thread runs it)."""
         return text
+
+    @server.tool
+    async def echo_anyio(text: str) -> str:
+        """Say the text back from one of anyio's worker threads: how a def tool
+        ran before transports/threads.py."""
+        return await anyio.to_thread.run_sync(lambda: text, abandon_on_cancel=True)
 
     @server.tool
     async def echo_async(text: str) -> str:
@@ -225,16 +236,18 @@ def main(argv: list[str]) -> int:
         args.rounds,
         args.calls,
     )
-    print("| transport | backend | era | in flight | def us/call | async us/call | def/async |")
-    print("|---|---|---|---:|---:|---:|---:|")
+    print(
+        "| transport | backend | era | in flight | def | def via anyio.to_thread"
+        " | async def | def/async | anyio/async |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
     cases = sorted({key[:4] for key in figures})
     for case in cases:
-        plain = statistics.median(figures[(*case, "echo")])
-        coro = statistics.median(figures[(*case, "echo_async")])
+        plain, anyio_thread, coro = (statistics.median(figures[(*case, t)]) for t in TOOLS)
         transport, backend, era, load = case
         print(
-            f"| {transport} | {backend} | {era} | {load} | {plain:.1f} | {coro:.1f} |"
-            f" {plain / coro:.2f}x |"
+            f"| {transport} | {backend} | {era} | {load} | {plain:.1f} | {anyio_thread:.1f}"
+            f" | {coro:.1f} | {plain / coro:.2f}x | {anyio_thread / coro:.2f}x |"
         )
     return 0
 

@@ -193,6 +193,7 @@ class _Pool:
         return None
 
     def _work(self) -> None:
+        _no_wake_preemption()
         me: _Worker | None = None
         # Loops this worker has results for and has not woken yet.
         owed: set[_Inbox] | None = None
@@ -293,6 +294,13 @@ class _Pool:
                     self._add_worker()  # every awake worker is stuck: one more
             for inbox in unwoken:
                 inbox.wake()
+
+
+def _no_wake_preemption() -> None:
+    # Linux: a woken worker does not preempt the event loop's thread, which holds
+    # the GIL when it wakes one (the worker would only wait for it).
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
 
 
 def _run(job: _Job) -> None:
