@@ -15,7 +15,9 @@ time and then 16 in flight, and reads the server's CPU time (all threads, from
 of other processes on the machine moves it little. Each round measures every case
 in turn; the table gives the medians over the rounds and the ratios to ``async def``.
 
-``python -m benchmarks.handoff serve stdio|http BACKEND [PORT]`` is the server.
+``--per-thread`` splits the CPU of the stdio server (legacy era) between the event
+loop's thread and the others, with context switches per call: where a thread hop
+costs. ``python -m benchmarks.handoff serve stdio|http BACKEND [PORT]`` is the server.
 """
 
 from __future__ import annotations
@@ -218,6 +220,50 @@ def measure(
     return figures
 
 
+def _threads(pid: int) -> dict[str, tuple[int, int, int]]:
+    # Per thread of ``pid``: CPU nanoseconds, voluntary and involuntary switches.
+    found = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/schedstat") as file:
+            cpu = int(file.read().split()[0])
+        with open(f"/proc/{pid}/task/{task}/status") as file:
+            counts = [int(line.split()[1]) for line in file if "ctxt_switches" in line]
+        found[task] = (cpu, counts[0], counts[1])
+    return found
+
+
+def per_thread(backends: list[str], calls: int) -> None:
+    """Where the CPU goes, stdio legacy: the event loop's thread against the
+    others (workers, watchdog), with context switches per call."""
+    env = {**os.environ, "PYTHONPATH": _ROOT}
+    print(
+        "| backend | in flight | tool | loop thread us | other threads us"
+        " | loop switches vol/invol | other switches |"
+    )
+    print("|---|---:|---|---:|---:|---:|---:|")
+    with ExitStack() as closers:
+        for backend in backends:
+            for case in _stdio_case(backend, "legacy", env, closers):
+                run = case.open(closers)
+                for tool in TOOLS:
+                    run(calls // 10, tool)
+                    before = _threads(case.pid)
+                    run(calls, tool)
+                    after = _threads(case.pid)
+                    loop = str(case.pid)
+                    sums = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+                    for task, now in after.items():
+                        then = before.get(task, (0, 0, 0))
+                        row = sums[0 if task == loop else 1]
+                        for i in range(3):
+                            row[i] += (now[i] - then[i]) / calls
+                    (lcpu, lvol, linv), (ocpu, ovol, oinv) = sums
+                    print(
+                        f"| {backend} | {case.key[3]} | {tool} | {lcpu / 1e3:.1f} |"
+                        f" {ocpu / 1e3:.1f} | {lvol:.2f} / {linv:.2f} | {ovol + oinv:.2f} |"
+                    )
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "serve":
         _serve(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 0)
@@ -228,7 +274,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--backends", default="asyncio,trio")
     parser.add_argument("--transports", default="stdio,http")
     parser.add_argument("--eras", default="legacy,modern")
+    parser.add_argument(
+        "--per-thread", action="store_true", help="split stdio's CPU by thread instead"
+    )
     args = parser.parse_args(argv)
+    if args.per_thread:
+        per_thread(args.backends.split(","), args.calls)
+        return 0
     figures = measure(
         args.transports.split(","),
         args.backends.split(","),
