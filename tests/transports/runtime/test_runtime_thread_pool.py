@@ -44,6 +44,7 @@ class Gate:
         self.entered = threading.Event()
         self.opened = threading.Event()
         self.saw_cancel = threading.Event()
+        self.check_raised: list[str] = []
         self.finished = threading.Event()
 
     def block(self) -> str:
@@ -52,6 +53,10 @@ class Gate:
             self.opened.wait(LIMIT)
             if threads.cancelled():
                 self.saw_cancel.set()
+            try:
+                anyio.from_thread.check_cancelled()
+            except BaseException as exc:  # the loop's cancellation exception
+                self.check_raised.append(type(exc).__name__)
             return "through"
         finally:
             self.finished.set()
@@ -116,6 +121,9 @@ async def test_a_cancelled_request_abandons_its_thread(anyio_backend: str, pool:
         assert not gate.finished.is_set()
         gate.opened.set()
         await anyio.to_thread.run_sync(gate.finished.wait, LIMIT)
+        # As in anyio's threads, the handler can tell that its request was cancelled.
+        expected = "Cancelled" if anyio_backend == "trio" else "CancelledError"
+        assert gate.check_raised == [expected]
         if pool == "pool":
             assert gate.saw_cancel.is_set()
 
