@@ -11,8 +11,10 @@ does not hold up another one queued behind it.
 from __future__ import annotations
 
 import contextvars
+import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import anyio
 import anyio.from_thread
@@ -191,3 +193,40 @@ async def test_a_burst_behind_a_blocked_job_is_served(anyio_backend: str, pool: 
             assert not opened.is_set()
             opened.set()
     assert sorted(done) == list(range(8))
+
+
+# --- the pool without an event loop: an inbox that hands results to a queue -------------
+
+
+def _private_pool() -> tuple[threads._Pool, threads._Inbox, Any]:
+    finished: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def call_soon(drain: Callable[[], None]) -> None:
+        drain()  # in the worker: there is no loop to go back to
+
+    def resolve(job: threads._Job) -> None:
+        finished.put(job.result)
+
+    link = (call_soon, lambda: True, None, resolve)
+    return threads._Pool(max_threads=8), threads._Inbox(link), finished  # type: ignore[arg-type]
+
+
+def test_blocked_workers_get_company_and_idle_ones_leave(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Three jobs that can only finish together: the watchdog must add a worker
+    # for each (the first worker to take one blocks in it). Idle past
+    # IDLE_SECONDS with none to keep, every worker exits.
+    monkeypatch.setattr(threads, "IDLE_SECONDS", 0.01)
+    monkeypatch.setattr(threads, "KEEP", 0)
+    pool, inbox, finished = _private_pool()
+    together = threading.Barrier(3, timeout=LIMIT)
+    before = set(threading.enumerate())
+    for n in range(3):
+        pool.submit(
+            threads._Job(lambda n=n: (together.wait(), n)[1], contextvars.copy_context(), inbox)
+        )
+    assert sorted(finished.get(timeout=LIMIT) for _ in range(3)) == [0, 1, 2]
+    workers = [t for t in threading.enumerate() if t not in before and t.name == "mcp-core worker"]
+    assert len(workers) == 3
+    for worker in workers:
+        worker.join(LIMIT)
+        assert not worker.is_alive()
