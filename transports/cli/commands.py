@@ -310,7 +310,7 @@ def _serve_http(args: argparse.Namespace) -> int:
         _error(str(exc))
         return 2
     except ImportError:
-        _error("--auth-jwks needs the 'auth' extra: pip install 'mcp-core[auth]'")
+        _error("--auth-jwks needs the 'auth' extra: pip install 'mcp-sansio[auth]'")
         return 2
 
     def listening(url: str) -> None:
@@ -347,7 +347,7 @@ def _share(server: Server, url: str) -> int:
         _error(str(exc))
         return 2
     except ImportError:
-        _error("--redis needs the redis extra: pip install 'mcp-core[redis]'")
+        _error("--redis needs the redis extra: pip install 'mcp-sansio[redis]'")
         return 2
     share_on_redis(server, url, state_keys=keys)
     return 0

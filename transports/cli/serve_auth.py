@@ -16,7 +16,7 @@ def add_auth_arguments(parser: argparse.ArgumentParser) -> None:
         "--auth-jwks",
         metavar="URL",
         help="HTTP: require OAuth access tokens, JWTs signed with the keys at URL "
-        "(needs the 'auth' extra: pip install 'mcp-core[auth]')",
+        "(needs the 'auth' extra: pip install 'mcp-sansio[auth]')",
     )
     parser.add_argument(
         "--auth-issuer",
