@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp_core import Server
+from mcp_core import McpError, Server
 
 server = Server("shop", "1.0")
 
@@ -33,3 +33,12 @@ def order(item: str, **extra: Any) -> str:
 def checkout(cart: list[str]) -> str:
     """Fails, as a broken tool does."""
     raise RuntimeError(f"the till is closed ({len(cart)} items left)")
+
+
+@server.tool(task=True)
+async def restock(count: int) -> str:
+    """Restock the shelves, in the background (as a task when the client asks); the
+    task fails when asked for more than the store room holds."""
+    if count > 10:
+        raise McpError(-32000, f"the store room holds 10, not {count}")
+    return f"restocked {count}"
