@@ -462,6 +462,11 @@ def _run_call(args: argparse.Namespace) -> int:
     if args.config is not None:
         from .many import run_many_call
 
+        # call --config FILE server.tool a=1 b=2: the words are arguments too.
+        if args.tool is not None and "=" in args.tool:
+            args.pairs.insert(0, args.tool)
+            args.tool = None
+        args.arg = [*(args.arg or []), *args.pairs]
         return run_many_call(args)
     if args.tool is None:
         _error("name a TOOL (or give --config FILE and server.tool)")

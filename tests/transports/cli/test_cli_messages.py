@@ -7,6 +7,7 @@ the test itself, and as ``python -m transports`` where the process matters.
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import selectors
@@ -142,6 +143,20 @@ def test_a_word_that_is_no_argument_is_a_usage_error(capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     assert err.startswith("usage: mcp-core call ")  # the subcommand's usage, not the top's
     assert err.endswith("mcp-core call: error: unrecognized arguments: --bogus\n")
+
+
+def test_arguments_after_a_tool_of_an_mcpservers_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "servers.json"
+    entry = {
+        "command": "python",
+        "args": ["-m", "transports", "serve", SHOP],
+        "env": {"PYTHONPATH": str(ROOT)},  # a launched server gets a short environment
+    }
+    config.write_text(json.dumps({"mcpServers": {"shop": entry}}), encoding="utf-8")
+    found = run_main(capsys, "call", "--config", str(config), "shop.add", "a=1", "b=2")
+    assert found == (0, "3\n", "")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
