@@ -150,6 +150,10 @@ _TARGET_HELP = (
 )
 
 
+def _add_verbose(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("-v", "--verbose", action="store_true", help=help)
+
+
 def _load(target: str, verbose: bool = False) -> tuple[int, Target | None]:
     """Load a TARGET, or say why not: (0, target), or (exit status, None). A failure
     of the loaded code is one line and its source (the traceback with ``verbose``)."""
@@ -235,6 +239,7 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         "changes (for development)",
     )
     add_auth_arguments(parser)
+    _add_verbose(parser, "if the target fails to load, show the traceback")
 
 
 def _run_serve(args: argparse.Namespace) -> int:
@@ -373,6 +378,7 @@ def _share(server: Server, url: str) -> int:
 def _configure_config(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     parser.add_argument("--name", help="the entry's name (default: the server's name)")
+    _add_verbose(parser, "if the target fails to load, show the traceback")
 
 
 def _run_config(args: argparse.Namespace) -> int:
@@ -416,6 +422,11 @@ def _add_connection(parser: argparse.ArgumentParser, json_help: str) -> None:
     parser.add_argument("-H", "--header", action="append", metavar="HEADER", help=_HEADER_HELP)
     parser.add_argument(
         "--auth", nargs="?", const="auto", choices=("auto", "browser", "headless"), help=_AUTH_HELP
+    )
+    _add_verbose(
+        parser,
+        "show a spawned server's stderr as it comes (tracebacks included); by default it "
+        "is shown only if the server exits before the work is done",
     )
 
 
@@ -706,12 +717,6 @@ def build_parser() -> argparse.ArgumentParser:
     for command in COMMANDS:
         sub = subparsers.add_parser(command.name, help=command.help, description=command.help)
         command.configure(sub)
-        sub.add_argument(
-            "-v",
-            "--verbose",
-            action="store_true",
-            help="show tracebacks, and a spawned server's stderr as it comes",
-        )
         sub.set_defaults(handler=command.handler)
         parser.get_default("subparsers")[command.name] = sub
     return parser
