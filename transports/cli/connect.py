@@ -44,7 +44,7 @@ import anyio
 
 from mcp_core import McpError
 
-from ..client import Client
+from ..client import Client, Connector
 from ..driver import ConnectionClosed, Driver
 from ..http.client import HttpError, HttpStatusError, connect_http
 from ..http.oauth_cli import cli_oauth
@@ -155,7 +155,7 @@ class Spawned:
         else:
             self.kept.append(text)
 
-    def connector(self) -> Callable[[Driver], Any]:
+    def connector(self) -> Connector:
         inner = stdio_connector(self.argv, env=os.environ, stderr=self.stderr)
 
         @asynccontextmanager
