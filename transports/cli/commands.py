@@ -48,6 +48,7 @@ from mcp_core import __version__
 from mcp_core.server import LifespanError
 from mcp_core.session import LOG_LEVELS
 
+from .logs import add_log_arguments, configure_logging
 from .serve_auth import add_auth_arguments, bearer_auth
 
 if TYPE_CHECKING:
@@ -239,10 +240,12 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         "changes (for development)",
     )
     add_auth_arguments(parser)
+    add_log_arguments(parser)
     _add_verbose(parser, "if the target fails to load, show the traceback")
 
 
 def _run_serve(args: argparse.Namespace) -> int:
+    configure_logging(args)
     if args.reload:
         return _serve_reloading(args)
     if args.transport == "http":
@@ -330,9 +333,6 @@ def _serve_http(args: argparse.Namespace) -> int:
         options["authenticate"] = bearer_auth(args, args.host or "127.0.0.1", port, path)
     except ValueError as exc:
         _error(str(exc))
-        return 2
-    except ImportError:
-        _error("--auth-jwks needs the 'auth' extra: pip install 'mcp-sansio[auth]'")
         return 2
 
     def listening(url: str) -> None:
@@ -569,9 +569,12 @@ def _configure_gateway(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="calls parked at once, at most (1000); past it an upstream's question is refused",
     )
+    add_auth_arguments(parser)
+    add_log_arguments(parser)
 
 
 def _run_gateway(args: argparse.Namespace) -> int:
+    configure_logging(args)
     from .many import run_gateway
 
     return run_gateway(args)

@@ -45,6 +45,7 @@ from mcp_core.http.client_actions import (
 )
 from mcp_core.http.client_config import DEFAULT_CLIENT_CONFIG, DEFAULT_MAX_ANSWER_BYTES
 from mcp_core.http.decisions import Headers
+from mcp_core.http.proxy import ProxySettings
 from mcp_core.http.urls import split_url
 from mcp_core.wire import Message, RequestId
 
@@ -59,6 +60,7 @@ from .pool import (
     HttpClientTimeouts,
     HttpConnection,
     describe,
+    environment_proxies,
 )
 
 __all__ = [
@@ -165,6 +167,8 @@ class _Carrier:
         self.driver = driver
         self._tg = task_group
         self._scopes: dict[int, anyio.CancelScope] = {}
+        #: The refusal (401/403) an exchange's authorization answered, by exchange.
+        self._refused: dict[int, int] = {}
         self._idle: list[Worker[_Job]] = []
         self._closed = False
         self._carried: list[_Job] | None = None
@@ -271,8 +275,12 @@ class _Carrier:
             except FAILURES as exc:
                 self._apply(endpoint.receive_failure(exchange, describe(exc)))
             except AuthorizationError as exc:
-                self._apply(endpoint.receive_failure(exchange, f"authorization failed: {exc}"))
+                # The server refused the request (401/403): it did not run.
+                refused = self._refused.pop(exchange, None)
+                reason = f"authorization failed: {exc}"
+                self._apply(endpoint.receive_failure(exchange, reason, refused=refused))
             finally:
+                self._refused.pop(exchange, None)
                 # Still ours unless an Abort took it: then a cancellation is a timeout.
                 ours = self._scopes.pop(exchange, None) is scope
                 if connection is not None:
@@ -303,6 +311,7 @@ class _Carrier:
             await connection.aclose()
             if scope is not None:
                 scope.deadline = math.inf  # the flow bounds its own steps
+            self._refused[send.exchange] = head.status_code  # if the flow fails
             await auth.challenged(
                 server,
                 head.status_code,
@@ -311,6 +320,7 @@ class _Carrier:
                 self.auth_pool,
                 header_value(head.headers, b"dpop-nonce"),
             )
+        self._refused[send.exchange] = head.status_code
         raise AuthorizationError("the server refused every token")
 
     async def _open_once(
@@ -370,6 +380,8 @@ class _Carrier:
                     pass  # the session ends with its idle timeout instead
                 except AuthorizationError:
                     pass
+                finally:
+                    self._refused.pop(send.exchange, None)
         for scope in self._scopes.values():
             scope.cancel()
         self._closed = True
@@ -403,6 +415,7 @@ def http_connector(
     max_retry_delay: float = DEFAULT_CLIENT_CONFIG.max_retry_delay,
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     auth: OAuth | None = None,
+    trust_env: bool = True,
 ) -> Connector:
     """A connector for `Client` that talks to the MCP server at ``url`` over HTTP.
 
@@ -426,11 +439,16 @@ def http_connector(
             event); a larger one fails its request.
         auth: OAuth 2.1 for a server that asks for it (`OAuth`): the token goes
             on every request, and a 401/403 runs the flow, then the request again.
+        trust_env: go through the proxies the environment names (HTTPS_PROXY,
+            HTTP_PROXY, NO_PROXY and their lower-case forms, read now), for the
+            server and the OAuth flow alike; False connects directly.
 
     Raises:
-        ValueError: ``url`` is not an absolute http(s) URL.
+        ValueError: ``url`` is not an absolute http(s) URL, or a proxy variable
+            holds an unusable URL.
     """
     split_url(url)  # refuse a bad URL now, not at the first request
+    proxies = environment_proxies() if trust_env else ProxySettings()
     extra = {"user-agent": f"mcp-core/{__version__}"}
     extra.update((name.lower(), value) for name, value in (headers or {}).items())
     for name in _FRAMING_HEADERS:
@@ -449,8 +467,8 @@ def http_connector(
     @asynccontextmanager
     async def connect(driver: Driver) -> AsyncIterator[HttpClientEndpoint]:
         endpoint = HttpClientEndpoint(url, config)
-        pool = ConnectionPool(timeouts, context, max_idle_connections)
-        auth_pool = ConnectionPool(timeouts, context, 2) if auth is not None else None
+        pool = ConnectionPool(timeouts, context, max_idle_connections, proxies)
+        auth_pool = ConnectionPool(timeouts, context, 2, proxies) if auth is not None else None
         async with anyio.create_task_group() as tg:
             carrier = _Carrier(endpoint, pool, driver, tg, auth, auth_pool)
             driver.attach(carrier.sink)
@@ -480,6 +498,7 @@ def connect_http(
     max_retry_delay: float = DEFAULT_CLIENT_CONFIG.max_retry_delay,
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     auth: OAuth | None = None,
+    trust_env: bool = True,
     **client_options: Any,
 ) -> Client:
     """A `Client` of the MCP server at ``url``; use it with ``async with``::
@@ -497,6 +516,7 @@ def connect_http(
         max_idle_connections: idle connections kept for reuse.
         max_reconnects, max_retry_delay, max_answer_bytes: see `http_connector`.
         auth: OAuth 2.1 (see `http_connector`).
+        trust_env: use the environment's proxies (see `http_connector`).
         client_options: anything `Client` takes (callbacks, revisions, timeout...).
     """
     connector = http_connector(
@@ -511,5 +531,6 @@ def connect_http(
         max_retry_delay=max_retry_delay,
         max_answer_bytes=max_answer_bytes,
         auth=auth,
+        trust_env=trust_env,
     )
     return Client(connector, **client_options)

@@ -17,12 +17,13 @@ import os
 import anyio
 import anyio.lowlevel
 import pytest
+from limits import HANG
 
 from transports.stdio_streams import StdioStream
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("anyio_backend", ["asyncio"])]
 
-LIMIT = 15
+LIMIT = HANG
 TURNS = 50
 """Loop turns to run with data left unread; the kept reader allows itself far fewer."""
 
