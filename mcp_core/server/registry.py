@@ -239,6 +239,7 @@ class Registry:
         """
         info = inspect_function(fn, threaded=self._threaded(threaded))
         tool_name = name or info.name
+        info.kind, info.label = "tool", tool_name
         if tool_name in self._tools:
             raise ValueError(f"a tool named {tool_name!r} is already registered")
         schema: dict[str, Any] | None
@@ -491,6 +492,7 @@ class Registry:
         """
         info = inspect_function(fn, threaded=self._threaded(threaded))
         prompt_name = name or info.name
+        info.kind, info.label = "prompt", prompt_name
         if prompt_name in self._prompts:
             raise ValueError(f"a prompt named {prompt_name!r} is already registered")
         arguments = [
