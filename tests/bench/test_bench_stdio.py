@@ -76,7 +76,7 @@ def test_bench_stdio_writes_json(tmp_path: Path) -> None:
 def test_quick_leaves_the_extra_peers_to_the_full_run(tmp_path: Path) -> None:
     # --quick keeps ours, the SDK's default client, FastMCP and the floor, each
     # with both kinds of tool; the other peers are named as skipped, with where to
-    # find them.
+    # find them. It draws its picture where it runs, and says where.
     done, layer = bench_layer(
         tmp_path,
         "stdio",
@@ -98,6 +98,9 @@ def test_quick_leaves_the_extra_peers_to_the_full_run(tmp_path: Path) -> None:
     for label in (stdio.SDK_LEGACY, stdio.SDK_LOWLEVEL):
         assert "full run" in layer["skipped"][label]
     assert "skipped mcp SDK low-level: measured in the full run only" in done.stdout
+    picture = tmp_path / "mcp-core-bench.png"
+    assert picture.read_bytes().startswith(b"\x89PNG")
+    assert f"picture of these figures: {picture.resolve()}" in done.stdout
 
 
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
