@@ -22,8 +22,10 @@ __all__ = [
     "to_json",
 ]
 
-JSON_SCHEMA_VERSION = 1
-"""Bumped whenever a key of the ``--json`` output changes meaning or goes away."""
+JSON_SCHEMA_VERSION = 2
+"""Bumped whenever a key of the ``--json`` output changes meaning or goes away. 2: the
+rows of the layers that run a tool are "X (def)" and "X (async def)" where they were
+"X", and so are the ratios between them."""
 
 _PACKAGES = ("msgspec", "mcp", "mcp-types", "pydantic", "pydantic-core", "fastmcp")
 
