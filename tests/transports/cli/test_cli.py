@@ -113,10 +113,12 @@ def test_bench_session_writes_json(tmp_path: Path) -> None:
 def test_bench_in_memory_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     # Every implementation twice (a def tool and an async def tool), 256 calls in
-    # flight and 1 MiB texts: twice the bound of the other commands.
+    # flight and 1 MiB texts: one run, and three times the bound of the other
+    # commands (the def rows of the SDK and FastMCP at 256 in flight are their
+    # slowest: 176 s for the asyncio 256 case alone at load 13 on 2 CPUs).
     done = run_cli(
-        *("bench", "--only", "in-memory", "--runs", "2", "--iterations", "1", "--json", str(out)),
-        timeout=2 * TIMEOUT_S,
+        *("bench", "--only", "in-memory", "--runs", "1", "--iterations", "1", "--json", str(out)),
+        timeout=3 * TIMEOUT_S,
     )
     assert done.returncode == 0, done.stderr
     layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["in-memory"]
@@ -144,7 +146,7 @@ def test_bench_in_memory_writes_json(tmp_path: Path) -> None:
         for label in labels:
             # Figures are per call: a batch of 1 operation is one burst of calls.
             assert results[label]["batch_size"] == calls
-            assert len(results[label]["runs_ops_per_s"]) == 2
+            assert len(results[label]["runs_ops_per_s"]) == 1
             latency = results[label]["latency"]
             assert latency["samples"] >= 1
             assert 0 < latency["p50_us"] <= latency["p90_us"] <= latency["p99_us"]
