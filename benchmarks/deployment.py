@@ -82,11 +82,11 @@ def redis_server() -> Iterator[tuple[int, int]]:
 
 
 @contextmanager
-def worker(redis_port: int | None) -> Iterator[tuple[int, int]]:
-    """One worker of the recipe's app, on Redis when ``redis_port`` is given:
-    yields ``(pid, port)``."""
+def worker(redis_port: int | None, app: Path = RECIPE / "app.py") -> Iterator[tuple[int, int]]:
+    """One worker of the recipe's ``app`` (or another app file), on Redis when
+    ``redis_port`` is given: yields ``(pid, port)``."""
     port = free_port()
-    argv = [sys.executable, "-m", "transports", "serve", str(RECIPE / "app.py")]
+    argv = [sys.executable, "-m", "transports", "serve", str(app)]
     argv += ["--transport", "http", "--port", str(port), "--shutdown-grace", "1"]
     if redis_port is not None:
         argv += ["--redis", f"redis://127.0.0.1:{redis_port}/0"]

@@ -25,6 +25,11 @@ a chunked body). Calls run one at a time,
 or from 16 tasks at once on one client, whose connection pool then holds 16
 keep-alive connections (ours and httpx alike).
 
+Every MCP server has the tool ``echo(text: str) -> str`` twice, a plain ``def``
+and an ``async def`` (`benchmarks.echo_servers`): each implementation gives two
+rows on one client, "(def)" first. ``--quick`` measures SSE answers only and
+leaves the SDK's legacy client to the full run.
+
 CPU per call is read on both sides (the server's from /proc), and each server's
 peak resident memory is reported after its runs: "resident memory under load".
 """
@@ -42,7 +47,7 @@ import anyio
 from mcp_core.types import LEGACY_REVISIONS
 
 from .bursts import Call, burst, latency_burst, process_cpu
-from .echo_servers import echo_call
+from .echo_servers import echo_call, ratios_by_kind, rows
 from .h11_echo import H11EchoClient, answer_body
 from .harness import Case, CpuClock, Settings, run_case_async, scaled
 from .http_servers import spawn
@@ -58,12 +63,18 @@ SDK_LEGACY: Final = "mcp SDK legacy"
 FASTMCP: Final = "FastMCP"
 ECHO: Final = "h11 echo"
 
-RATIOS: Final = {
-    "mcp-core / SDK": (CORE, SDK),
-    "mcp-core legacy / SDK legacy": (CORE_LEGACY, SDK_LEGACY),
-    "mcp-core / FastMCP": (CORE, FASTMCP),
-    "mcp-core / h11 echo": (CORE, ECHO),
-}
+PLAIN: Final = (ECHO,)
+"""No MCP, no tool: one row."""
+
+RATIOS: Final = ratios_by_kind(
+    {
+        "mcp-core / SDK": (CORE, SDK),
+        "mcp-core legacy / SDK legacy": (CORE_LEGACY, SDK_LEGACY),
+        "mcp-core / FastMCP": (CORE, FASTMCP),
+        "mcp-core / h11 echo": (CORE, ECHO),
+    },
+    PLAIN,
+)
 
 ANSWERS: Final = ("json", "sse")
 IN_FLIGHT: Final = (1, 16)
@@ -74,7 +85,7 @@ TEXT: Final = "hello"
 
 Maker = Callable[[str], AbstractAsyncContextManager[Any]]
 
-_FULL_RUN_ONLY: Final = (SDK_LEGACY, FASTMCP)
+_FULL_RUN_ONLY: Final = (SDK_LEGACY,)
 _FULL_RUN_REASON: Final = "measured in the full run only (mcp-core bench, without --quick)"
 
 
@@ -161,17 +172,19 @@ class _Backend:
         for label, (kind, make) in makers.items():
             try:
                 url = self.servers.url(kind)
-                self.calls[label] = await self._connect(make, url)
+                found = await self._connect(label, make, url)
             except Exception as exc:
                 if label in (CORE, CORE_LEGACY):
                     raise  # ours must work: a failure here is a bug, not a skip
                 self.skipped[f"{label} on {self.backend}"] = f"could not connect: {exc!r}"
                 progress(f"http: {label} on {self.backend}: skipped ({exc!r})")
                 continue
-            self.server_of[label] = kind
             clock = process_cpu(self.servers.pids[kind])
-            if clock is not None:
-                self.server_cpu[label] = clock
+            for name, call in found.items():
+                self.calls[name] = call
+                self.server_of[name] = kind
+                if clock is not None:
+                    self.server_cpu[name] = clock
         await self._connect_echo()
 
     async def _connect_echo(self) -> None:
@@ -189,9 +202,13 @@ class _Backend:
         if clock is not None:
             self.server_cpu[ECHO] = clock
 
-    async def _connect(self, make: Maker, url: str) -> Call:
+    async def _connect(self, label: str, make: Maker, url: str) -> dict[str, Call]:
+        # One client per implementation; a row per kind of tool on it.
         connected = await self._stack.enter_async_context(make(url))
-        return await echo_call(connected, TEXT)
+        return {
+            name: await echo_call(connected, TEXT, tool)
+            for name, (_, tool) in rows({label: None}, PLAIN).items()
+        }
 
 
 def build_case(backend: _Backend, in_flight: int) -> Case:

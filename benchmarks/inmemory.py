@@ -21,11 +21,13 @@ Implementations, side by side in the same runs:
 * ``FastMCP``: ``fastmcp.Client`` on a ``FastMCP`` server in memory (asyncio
   only: it does not run on trio).
 
-Every server has one tool, ``echo(text: str) -> str`` (decorator servers) or the
-equivalent handler (low-level), and the first call of every implementation is
-checked before timing. Calls run sequentially, or from 16 or 256 tasks at once;
-then, on asyncio, one at a time with texts of 100 B to 1 MiB (the message size
-scaling: each call carries the text both ways).
+Every decorator server has the tool ``echo(text: str) -> str`` twice, a plain
+``def`` and an ``async def`` (`benchmarks.echo_servers`), and each implementation
+gives two rows, "(def)" first; the low-level server has its hand-written
+``async`` handler, one row. The first call of every row is checked before
+timing. Calls run sequentially, or from 16 or 256 tasks at once; then, on
+asyncio, one at a time with texts of 100 B to 1 MiB (the message size scaling:
+each call carries the text both ways).
 
 Since the SDK's in-memory transport hands message objects over, like ``mcp-core
 objects``, that is the like-for-like comparison with it; ``mcp-core`` (bytes)
@@ -50,7 +52,15 @@ import anyio
 from mcp_core.types import LEGACY_REVISIONS
 
 from .bursts import Call, burst, latency_burst
-from .echo_servers import echo_call, fastmcp_server, ours, sdk_decorated, sdk_lowlevel
+from .echo_servers import (
+    echo_call,
+    fastmcp_server,
+    ours,
+    ratios_by_kind,
+    rows,
+    sdk_decorated,
+    sdk_lowlevel,
+)
 from .harness import Case, Settings, run_case_async, scaled
 from .layers import LayerResult, Progress, optional_peers
 
@@ -65,12 +75,18 @@ FASTMCP: Final = "FastMCP"
 
 _CORE_LABELS: Final = (CORE, CORE_LEGACY, CORE_OBJECTS)
 
-RATIOS: Final = {
-    "mcp-core / SDK MCPServer": (CORE, SDK_DECORATOR),
-    "mcp-core / SDK low-level": (CORE, SDK_LOWLEVEL),
-    "mcp-core / FastMCP": (CORE, FASTMCP),
-    "mcp-core objects / SDK MCPServer": (CORE_OBJECTS, SDK_DECORATOR),
-}
+PLAIN: Final = (SDK_LOWLEVEL,)
+"""Its handler is written by hand, ``async``: one row, not one per kind of tool."""
+
+RATIOS: Final = ratios_by_kind(
+    {
+        "mcp-core / SDK MCPServer": (CORE, SDK_DECORATOR),
+        "mcp-core / SDK low-level": (CORE, SDK_LOWLEVEL),
+        "mcp-core / FastMCP": (CORE, FASTMCP),
+        "mcp-core objects / SDK MCPServer": (CORE_OBJECTS, SDK_DECORATOR),
+    },
+    PLAIN,
+)
 
 BACKENDS: Final = ("asyncio", "trio")
 IN_FLIGHT: Final = (1, 16, 256)
@@ -120,7 +136,8 @@ class _Backend:
     def __init__(self, backend: str, stack: AsyncExitStack) -> None:
         self.backend = backend
         self.calls: dict[str, Call] = {}
-        self.clients: dict[str, Any] = {}
+        self.clients: dict[str, tuple[Any, str]] = {}
+        """Row label -> the connected client and the tool it calls."""
         self.skipped: dict[str, str] = {}
         self._stack = stack
 
@@ -136,18 +153,24 @@ class _Backend:
                 self.skipped[f"{label} on {self.backend}"] = "FastMCP runs on asyncio only"
                 continue
             if label in _CORE_LABELS:  # ours must work: a failure here is a bug, not a skip
-                self.calls[label] = await self._connect(label, make)
+                await self._connect(label, make)
                 continue
             try:
-                self.calls[label] = await self._connect(label, make)
+                await self._connect(label, make)
             except Exception as exc:
                 self.skipped[f"{label} on {self.backend}"] = f"could not connect: {exc!r}"
                 progress(f"in-memory: {label} on {self.backend}: skipped ({exc!r})")
 
-    async def _connect(self, label: str, make: Callable[[], Any]) -> Call:
+    async def _connect(self, label: str, make: Callable[[], Any]) -> None:
+        # One client per implementation; a row per kind of tool on it.
         connected = await self._stack.enter_async_context(make())
-        self.clients[label] = connected
-        return await echo_call(connected, TEXT)
+        found = {
+            name: (tool, await echo_call(connected, TEXT, tool))
+            for name, (_, tool) in rows({label: None}, PLAIN).items()
+        }
+        for name, (tool, call) in found.items():
+            self.clients[name] = (connected, tool)
+            self.calls[name] = call
 
 
 def build_case(backend: _Backend, in_flight: int) -> Case:
@@ -179,7 +202,10 @@ def build_case(backend: _Backend, in_flight: int) -> Case:
 async def build_size_case(backend: _Backend, size: int) -> Case:
     """Sequential calls echoing a ``size``-byte text, every connected implementation."""
     text = ("mcp-core " * (size // 9 + 1))[:size]
-    calls = {label: await echo_call(client, text) for label, client in backend.clients.items()}
+    calls = {
+        label: await echo_call(client, text, tool)
+        for label, (client, tool) in backend.clients.items()
+    }
     per_op = SIZES[size]
     return Case(
         name=f"call_tool_{backend.backend}_{size}b",

@@ -11,6 +11,9 @@ the same runs, on asyncio and on trio:
   (`transports.manager.gateway_server`) whose manager has the server: the same
   call, one more client and server hop.
 
+The upstream has the echo tool twice, a plain ``def`` and an ``async def``
+(`benchmarks.echo_servers`): each way gives two rows, "(def)" first.
+
 The upstream is served in memory (every message encoded and decoded, the default
 bytes mode) and, in a second set of cases, in a child process over stdio
 (``python -m benchmarks.stdio_server ours``), reached by all three alike; the
@@ -19,7 +22,8 @@ gateway itself always sits in memory in this process.
 ``python -m benchmarks.manager [ROUNDS]`` times the same three ways differently, for
 differences of a few percent on a busy machine: blocks of 100 calls of each way in
 turn, ROUNDS times (100 by default), in one process; it prints the median
-microseconds per call and the ratio to the plain Client.
+microseconds per call of each way and kind of tool, and the ratio to the plain
+Client calling the same kind.
 
 The targets (issue 17): a call through the Manager costs at most 10% more than
 the same call on a plain Client (``Manager cost`` <= 1.10), and a call through the
@@ -42,21 +46,25 @@ import anyio
 from mcp_core.manager import ServerConfig
 
 from .bursts import Call, burst, latency_burst
-from .echo_servers import echo_call, ours
+from .echo_servers import KINDS, echo_call, ours, ratios_by_kind, row, rows
 from .harness import Case, Settings, run_case_async, scaled
 from .layers import LayerResult, Progress
 
-__all__ = ["CLIENT", "GATEWAY", "MANAGER", "RATIOS", "run"]
+__all__ = ["CLIENT", "GATEWAY", "MANAGER", "RATIOS", "WAYS", "run"]
 
 CLIENT: Final = "Client"
 MANAGER: Final = "Manager"
 GATEWAY: Final = "gateway"
+WAYS: Final = (CLIENT, MANAGER, GATEWAY)
 
-RATIOS: Final = {
-    "Manager cost (Client / Manager)": (CLIENT, MANAGER),
-    "gateway cost (Client / gateway)": (CLIENT, GATEWAY),
-}
-"""Rates divided: how many times longer a call takes than on the plain Client."""
+RATIOS: Final = ratios_by_kind(
+    {
+        "Manager cost (Client / Manager)": (CLIENT, MANAGER),
+        "gateway cost (Client / gateway)": (CLIENT, GATEWAY),
+    }
+)
+"""Rates divided: how many times longer a call takes than on the plain Client,
+for each kind of tool; and the Client's ``def`` row over its ``async def`` row."""
 
 UPSTREAMS: Final = ("memory", "stdio")
 IN_FLIGHT: Final = (1, 16)
@@ -105,12 +113,10 @@ async def _connect(upstream: str, backend: str, stack: AsyncExitStack) -> dict[s
         return managed
 
     client = await stack.enter_async_context(Client(connector()))
-    calls = {CLIENT: await echo_call(client, TEXT)}
-    calls[MANAGER] = await echo_call(_Prefixed(await manager()), TEXT)
     gateway = gateway_server(await manager())
     front = await stack.enter_async_context(connect_in_memory(gateway))
-    calls[GATEWAY] = await echo_call(_Prefixed(front), TEXT)
-    return calls
+    ways = dict(zip(WAYS, (client, _Prefixed(await manager()), _Prefixed(front)), strict=True))
+    return {name: await echo_call(way, TEXT, tool) for name, (way, tool) in rows(ways).items()}
 
 
 def build_case(upstream: str, backend: str, calls: dict[str, Call], in_flight: int) -> Case:
@@ -165,10 +171,15 @@ async def _in_turn(backend: str, rounds: int) -> None:
                     for _ in range(100):
                         await call()
                     times[label].append((time.perf_counter() - start) * 1e4)
-            base = statistics.median(times[CLIENT])
-            for label, each in times.items():
-                median = statistics.median(each)
-                print(f"{backend:8} {upstream:7} {label:8} {median:8.1f} us  {median / base:.3f}x")
+            for kind in KINDS:
+                # Each way over the plain Client with the same kind of tool.
+                base = statistics.median(times[row(CLIENT, kind)])
+                for way in WAYS:
+                    median = statistics.median(times[row(way, kind)])
+                    print(
+                        f"{backend:8} {upstream:7} {way:8} {kind:9} {median:8.1f} us"
+                        f"  {median / base:.3f}x"
+                    )
 
 
 def main(argv: list[str]) -> int:

@@ -10,13 +10,22 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
-from .harness import NOISE_THRESHOLD, CaseResult, Figure, Timing
+from .harness import NOISE_THRESHOLD, Case, CaseResult, Figure, Timing
 from .layers import LayerResult, Measurement
 
-__all__ = ["JSON_SCHEMA_VERSION", "format_layer", "machine_info", "package_versions", "to_json"]
+__all__ = [
+    "JSON_SCHEMA_VERSION",
+    "format_layer",
+    "from_json",
+    "machine_info",
+    "package_versions",
+    "to_json",
+]
 
-JSON_SCHEMA_VERSION = 1
-"""Bumped whenever a key of the ``--json`` output changes meaning or goes away."""
+JSON_SCHEMA_VERSION = 2
+"""Bumped whenever a key of the ``--json`` output changes meaning or goes away. 2: the
+rows of the layers that run a tool are "X (def)" and "X (async def)" where they were
+"X", and so are the ratios between them."""
 
 _PACKAGES = ("msgspec", "mcp", "mcp-types", "pydantic", "pydantic-core", "fastmcp")
 
@@ -61,6 +70,45 @@ def to_json(
         "versions": package_versions(),
         "layers": {layer.name: layer.as_json() for layer in layers},
     }
+
+
+def from_json(document: dict[str, Any]) -> list[LayerResult]:
+    """The layers of a `to_json` document, with what the plots read: each case's
+    per-run figures and each measurement's values and details (not its ratios'
+    pairs, nor the operations that were timed)."""
+    layers = []
+    for name, layer in document["layers"].items():
+        result = LayerResult(name=name, skipped=dict(layer.get("skipped", {})))
+        for case in layer.get("cases", []):
+            shape = Case(
+                name=case["name"],
+                title=case["title"],
+                payload_bytes=case["payload_bytes"],
+                implementations={},
+                concurrency=case.get("concurrency", 1),
+                backend=case.get("backend", ""),
+            )
+            timings = {
+                each["implementation"]: Timing(
+                    implementation=each["implementation"],
+                    batch_size=each["batch_size"],
+                    ops_per_s=list(each["runs_ops_per_s"]),
+                )
+                for each in case["results"]
+            }
+            result.cases.append(CaseResult(case=shape, timings=timings))
+        for measurement in layer.get("measurements", []):
+            result.measurements.append(
+                Measurement(
+                    name=measurement["name"],
+                    title=measurement["title"],
+                    unit=measurement["unit"],
+                    values=dict(measurement["values"]),
+                    details={k: dict(v) for k, v in measurement.get("details", {}).items()},
+                )
+            )
+        layers.append(result)
+    return layers
 
 
 def _ops(value: float) -> str:

@@ -15,7 +15,10 @@ from .harness import Settings
 from .layers import LAYERS, Layer, LayerResult, load
 from .report import format_header, format_layer, to_json
 
-__all__ = ["plan", "run_bench", "selected_layers"]
+__all__ = ["QUICK_PICTURE", "plan", "run_bench", "selected_layers"]
+
+QUICK_PICTURE = Path("mcp-core-bench.png")
+"""Where ``--quick`` draws its figures without ``--plot`` (in the current directory)."""
 
 
 def plan(only: Sequence[str], quick: bool) -> list[tuple[Layer, str]]:
@@ -36,6 +39,7 @@ def run_bench(
     quick: bool = False,
     json_path: Path | None = None,
     plot_path: Path | None = None,
+    picture: bool = False,
     backends: Sequence[str] = (),
     runs: int | None = None,
     iterations: int | None = None,
@@ -51,6 +55,8 @@ def run_bench(
         quick: 5 runs of short batches instead of 15 of longer ones.
         json_path: where to write every figure as JSON, if anywhere.
         plot_path: where to draw the figures as a PNG, if anywhere (matplotlib).
+        picture: without ``plot_path``, draw them into `QUICK_PICTURE` when
+            matplotlib is there (else say it is not, and go on without).
         backends: the event loops of the async layers (default: asyncio and trio).
         runs: overrides the number of runs (tests).
         iterations: fixes the batch size and skips calibration (tests).
@@ -68,13 +74,17 @@ def run_bench(
     err = err if err is not None else sys.stderr
     layers = plan(only, quick)
 
-    if plot_path is not None:
+    if plot_path is not None or picture:
         from .plot import check
 
         problem = check()
-        if problem is not None:
+        if problem is not None and plot_path is not None:
             print(f"mcp-core bench: {problem}", file=err)
             return 2
+        if problem is not None:
+            print(f"mcp-core bench: no picture: {problem}", file=err)
+        elif plot_path is None:
+            plot_path = QUICK_PICTURE
     settings = Settings.quick() if quick else Settings.full()
     if backends:
         settings = dataclasses.replace(settings, backends=tuple(backends))
@@ -116,7 +126,7 @@ def run_bench(
         from .plot import plot
 
         plot(results, plot_path, title=command)
-        progress(f"wrote {plot_path}")
+        print(f"picture of these figures: {plot_path.resolve()}", file=out, flush=True)
     return 0
 
 

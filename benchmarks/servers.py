@@ -23,6 +23,13 @@ with one call in flight). Figures are medians over the runs, in microseconds of
 server CPU per call; ratios are taken from those medians, the other server's over
 ours (above 1: ours uses less CPU per call), as the report's other measurements.
 
+Every Python MCP server has the echo tool twice, a plain ``def`` and an ``async
+def`` (`benchmarks.echo_servers`), and each gives two rows, "(def)" first, each
+measured on its own (HTTP: in turn on the same server; stdio: a child each). The
+TypeScript SDK has one kind of function: one row, compared with both of ours. A
+ratio "def cost" is the CPU of a call of the ``def`` tool over that of the ``async
+def`` one, on the same server.
+
 stdio alike: one raw line writer (`benchmarks.raw_client.RawLineClient`) drives
 ours (both eras), the line echo floor (`benchmarks.stdio_server lines`), the SDK's
 stdio server and the TypeScript SDK's (`benchmarks/ts/stdio.mjs`), 1 and 16 lines
@@ -38,9 +45,11 @@ import statistics
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
+from .echo_servers import ASYNC, DEF, TOOLS, ratios_by_kind, row, rows
 from .harness import Settings
 from .http_servers import free_port, listening, spawn
 from .layers import LayerResult, Measurement, Progress
@@ -70,7 +79,15 @@ _MODERN_META: Final = {
     "io.modelcontextprotocol/clientCapabilities": {},
     "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
 }
-_CALL: Final = '"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}'
+ECHO: Final = TOOLS[ASYNC]
+"""The tool a server with one kind of function (the TypeScript SDK's) is called by."""
+RATIO_NOTE: Final = "(other / ours: above 1, ours uses less; def cost: CPU of def / async def)"
+
+
+def _call(tool: str) -> str:
+    # A tools/call's members after its id, up to the params' closing brace.
+    return f'"method":"tools/call","params":{{"name":"{tool}","arguments":{{"text":"hello"}}'
+
 
 Requester = Callable[[int], bytes]
 
@@ -79,7 +96,7 @@ def _body(message: dict[str, Any]) -> bytes:
     return json.dumps({"jsonrpc": "2.0", **message}).encode()
 
 
-def _legacy(client: RawHttpClient, host: str) -> Requester:
+def _legacy(client: RawHttpClient, host: str, *, tool: str = ECHO) -> Requester:
     # initialize, then initialized, on the first connection; every call then
     # carries the session.
     params = {
@@ -111,28 +128,29 @@ def _legacy(client: RawHttpClient, host: str) -> Requester:
     if done.status not in (200, 202):
         raise RuntimeError(f"initialized answered {done.status}")
     head = post("/mcp", host, fields, b"").rsplit(b"content-length: 0", 1)
-    return _requester(head, "}")
+    return _requester(head, "}", tool)
 
 
-def _modern(host: str) -> Requester:
+def _modern(host: str, *, tool: str = ECHO) -> Requester:
     fields = [
         *_ACCEPT,
         ("mcp-protocol-version", MODERN),
         ("mcp-method", "tools/call"),
-        ("mcp-name", "echo"),
+        ("mcp-name", tool),
     ]
     head = post("/mcp", host, fields, b"").rsplit(b"content-length: 0", 1)
     meta = json.dumps(_MODERN_META, separators=(",", ":"))
-    return _requester(head, ',"_meta":' + meta + "}")
+    return _requester(head, ',"_meta":' + meta + "}", tool)
 
 
-def _requester(head: list[bytes], tail: str) -> Requester:
+def _requester(head: list[bytes], tail: str, tool: str = ECHO) -> Requester:
     # Every call its own id: calls in flight on one session must not share one.
     before, after = head
     counter = iter(range(1, 1 << 62))
+    call = _call(tool)
 
     def request_for(_: int) -> bytes:
-        body = f'{{"jsonrpc":"2.0","id":{next(counter)},{_CALL}{tail}}}'.encode()
+        body = f'{{"jsonrpc":"2.0","id":{next(counter)},{call}{tail}}}'.encode()
         return before + b"content-length: " + str(len(body)).encode() + after + body
 
     return request_for
@@ -147,7 +165,7 @@ def _measure(
     pid: int, port: int, setup: Callable[[RawHttpClient, str], Requester], settings: Settings
 ) -> dict[int, float]:
     host = f"127.0.0.1:{port}"
-    calls = 600 if settings.runs <= 5 else 2000
+    calls, runs = _sizes(settings, quick=(400, 3), full=(2000, settings.runs))
     figures: dict[int, float] = {}
     for connections in LOADS:
         client = RawHttpClient("127.0.0.1", port, connections)
@@ -155,7 +173,7 @@ def _measure(
             request_for = setup(client, host)
             client.run(calls // 4, request_for)  # warm up
             per_call = []
-            for _ in range(max(3, settings.runs)):
+            for _ in range(runs):
                 before = server_cpu_seconds(pid)
                 client.run(calls, request_for)
                 per_call.append((server_cpu_seconds(pid) - before) / calls * 1e6)
@@ -163,6 +181,13 @@ def _measure(
         finally:
             client.close()
     return figures
+
+
+def _sizes(settings: Settings, *, quick: tuple[int, int], full: tuple[int, int]) -> tuple[int, int]:
+    # (calls per run, runs): --quick has twice as many rows since each Python
+    # server has a def and an async def tool, so each is measured shorter.
+    calls, runs = quick if settings.runs <= 5 else full
+    return calls, max(3, runs)
 
 
 def _cache_dir() -> Path:
@@ -210,16 +235,17 @@ def _spawn_py(kind: str, backend: str, answers: str) -> Iterator[tuple[int, int]
 # --- stdio ------------------------------------------------------------------------------------
 
 
-def _line_requester(tail: str) -> Callable[[int], bytes]:
+def _line_requester(tail: str, tool: str = ECHO) -> Callable[[int], bytes]:
     counter = iter(range(1, 1 << 62))
+    call = _call(tool)
 
     def request_for(_: int) -> bytes:
-        return f'{{"jsonrpc":"2.0","id":{next(counter)},{_CALL}{tail}}}'.encode()
+        return f'{{"jsonrpc":"2.0","id":{next(counter)},{call}{tail}}}'.encode()
 
     return request_for
 
 
-def _line_legacy(client: RawLineClient) -> Callable[[int], bytes]:
+def _line_legacy(client: RawLineClient, *, tool: str = ECHO) -> Callable[[int], bytes]:
     params = {
         "protocolVersion": LEGACY,
         "capabilities": {},
@@ -227,11 +253,12 @@ def _line_legacy(client: RawLineClient) -> Callable[[int], bytes]:
     }
     client.exchange(_body({"id": 0, "method": "initialize", "params": params}))
     client.exchange(_body({"method": "notifications/initialized"}), answers=0)
-    return _line_requester("}")
+    return _line_requester("}", tool)
 
 
-def _line_modern(client: RawLineClient) -> Callable[[int], bytes]:
-    return _line_requester(',"_meta":' + json.dumps(_MODERN_META, separators=(",", ":")) + "}")
+def _line_modern(client: RawLineClient, *, tool: str = ECHO) -> Callable[[int], bytes]:
+    meta = json.dumps(_MODERN_META, separators=(",", ":"))
+    return _line_requester(',"_meta":' + meta + "}", tool)
 
 
 StdioJob = tuple[str, list[str], Callable[[RawLineClient], Callable[[int], bytes]]]
@@ -239,20 +266,22 @@ StdioJob = tuple[str, list[str], Callable[[RawLineClient], Callable[[int], bytes
 
 
 def stdio_jobs(settings: Settings, ts_command: list[str] | None) -> list[StdioJob]:
-    """The stdio servers of the tables: ours (both eras) and the line floor on each
-    backend, the SDK's, and the TS SDK's when ``ts_command`` is there."""
+    """The stdio servers of the tables: ours (both eras, each kind of tool) and the
+    line floor on each backend, the SDK's (each kind), and the TS SDK's when
+    ``ts_command`` is there. Every job has a child of its own."""
     jobs: list[StdioJob] = []
     for backend in settings.backends:
-        jobs.append((f"ours {MODERN} {backend}", server_argv("ours", backend), _line_modern))
-        jobs.append((f"ours {LEGACY} {backend}", server_argv("ours", backend), _line_legacy))
-        jobs.append(
-            (
-                f"{LINE_FLOOR} {backend}",
-                server_argv("lines", backend),
-                lambda c: _line_requester("}"),
-            )
+        ours = server_argv("ours", backend)
+        eras = {f"ours {MODERN} {backend}": _line_modern, f"ours {LEGACY} {backend}": _line_legacy}
+        jobs.extend(
+            (label, ours, partial(setup, tool=tool)) for label, (setup, tool) in rows(eras).items()
         )
-    jobs.append((SDK_STDIO, server_argv("sdk"), _line_legacy))
+        floor = server_argv("lines", backend)
+        jobs.append((f"{LINE_FLOOR} {backend}", floor, lambda c: _line_requester("}")))
+    jobs.extend(
+        (label, server_argv("sdk"), partial(_line_legacy, tool=tool))
+        for label, (_, tool) in rows({SDK_STDIO: None}).items()
+    )
     if ts_command is not None:
         node, script = ts_command
         jobs.append((TS, [node, str(Path(script).with_name("stdio.mjs"))], _line_legacy))
@@ -320,22 +349,69 @@ def run_stdio(
                     label: {"min": min(each), "max": max(each)} for label, each in per_call.items()
                 },
                 ratios=_ratios(settings, LINE_FLOOR, SDK_STDIO, ts_command is not None),
+                ratio_note=RATIO_NOTE,
             )
         )
 
 
 def _ratios(settings: Settings, floor: str, sdk: str, ts: bool) -> dict[str, tuple[str, str]]:
-    # The other server over ours, per backend: above 1, ours uses less.
-    ratios: dict[str, tuple[str, str]] = {}
+    # The other server over ours, per backend and kind of tool: above 1, ours uses
+    # less. Then each of ours: its def tool's CPU over its async def one's.
+    others: dict[str, tuple[str, str]] = {}
+    plain = [TS]
     for backend in settings.backends:
         for era in (MODERN, LEGACY):
             ours = f"ours {era} {backend}"
-            ratios[f"floor / {ours}"] = (f"{floor} {backend}", ours)
+            plain.append(f"{floor} {backend}")
+            others[f"floor / {ours}"] = (f"{floor} {backend}", ours)
         legacy = f"ours {LEGACY} {backend}"
-        ratios[f"SDK / {legacy}"] = (sdk, legacy)
+        others[f"SDK / {legacy}"] = (sdk, legacy)
         if ts:
-            ratios[f"TS / {legacy}"] = (TS, legacy)
+            others[f"TS / {legacy}"] = (TS, legacy)
+    ratios = {
+        name: pair for name, pair in ratios_by_kind(others, plain).items() if ": def /" not in name
+    }
+    for backend in settings.backends:
+        for era in (MODERN, LEGACY):
+            ours = f"ours {era} {backend}"
+            ratios[f"def cost, {ours}"] = (row(ours, DEF), row(ours, ASYNC))
+    ratios[f"def cost, {sdk}"] = (row(sdk, DEF), row(sdk, ASYNC))
     return ratios
+
+
+HttpSetup = Callable[[RawHttpClient, str], Requester]
+
+
+def _http_jobs(
+    settings: Settings, ts: bool
+) -> list[tuple[str, tuple[str, str], dict[str, HttpSetup]]]:
+    # (server label, (kind, backend), row label -> how to open its session).
+    jobs: list[tuple[str, tuple[str, str], dict[str, HttpSetup]]] = []
+    for backend in settings.backends:
+        modern, legacy = f"ours {MODERN} {backend}", f"ours {LEGACY} {backend}"
+        jobs.append((modern, ("ours", backend), _by_kind(modern, _modern_setup)))
+        jobs.append((legacy, ("ours", backend), _by_kind(legacy, _legacy)))
+        jobs.append((f"{FLOOR} {backend}", ("h11", backend), {f"{FLOOR} {backend}": _floor_setup}))
+    jobs.append((SDK, ("sdk", "asyncio"), _by_kind(SDK, _legacy)))
+    if ts:
+        jobs.append((TS, ("ts", ""), {TS: _legacy}))
+    return jobs
+
+
+def _by_kind(label: str, setup: Callable[..., Requester]) -> dict[str, HttpSetup]:
+    # The server's rows, one per kind of tool: each opens its session for that tool.
+    found: dict[str, HttpSetup] = {}
+    for name, (_, tool) in rows({label: None}).items():
+        found[name] = partial(setup, tool=tool)
+    return found
+
+
+def _modern_setup(client: RawHttpClient, host: str, *, tool: str = ECHO) -> Requester:
+    return _modern(host, tool=tool)
+
+
+def _floor_setup(client: RawHttpClient, host: str) -> Requester:
+    return _floor(host)
 
 
 def run(settings: Settings, progress: Progress) -> LayerResult:
@@ -346,15 +422,7 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
         result.skipped[TS] = reason
     for answers in ANSWERS:
         values: dict[int, dict[str, float]] = {load: {} for load in LOADS}
-        jobs: list[tuple[str, Any, Callable[[RawHttpClient, str], Requester]]] = []
-        for backend in settings.backends:
-            jobs.append((f"ours {MODERN} {backend}", ("ours", backend), lambda c, h: _modern(h)))
-            jobs.append((f"ours {LEGACY} {backend}", ("ours", backend), _legacy))
-            jobs.append((f"{FLOOR} {backend}", ("h11", backend), lambda c, h: _floor(h)))
-        jobs.append((SDK, ("sdk", "asyncio"), _legacy))
-        if ts_command is not None:
-            jobs.append((TS, ("ts", ""), _legacy))
-        for label, (kind, backend), setup in jobs:
+        for label, (kind, backend), setups in _http_jobs(settings, ts_command is not None):
             progress(f"servers: {answers} answers: {label}")
             server = (
                 _spawn_ts(ts_command, answers)  # type: ignore[arg-type]
@@ -362,8 +430,10 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
                 else _spawn_py(kind, backend, answers)
             )
             with server as (pid, port):
-                for load, figure in _measure(pid, port, setup, settings).items():
-                    values[load][label] = figure
+                # Each row in turn on the same server (the def tool first).
+                for name, setup in setups.items():
+                    for load, figure in _measure(pid, port, setup, settings).items():
+                        values[load][name] = figure
         for load in LOADS:
             ratios = _ratios(settings, FLOOR, SDK, ts_command is not None)
             result.measurements.append(
@@ -376,8 +446,9 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
                     unit="us of server CPU per call",
                     values=values[load],
                     ratios=ratios,
+                    ratio_note=RATIO_NOTE,
                 )
             )
-    calls = 1000 if settings.runs <= 5 else 4000
-    run_stdio(settings, progress, ts_command, result, rounds=max(3, settings.runs), calls=calls)
+    calls, rounds = _sizes(settings, quick=(600, 3), full=(4000, settings.runs))
+    run_stdio(settings, progress, ts_command, result, rounds=rounds, calls=calls)
     return result

@@ -29,9 +29,14 @@ timing, and shut down when the backend's runs end):
   when batched. With 16 in flight it keeps 16 lines outstanding, sending as many
   new ones as came back.
 
-Every server has one tool, ``echo(text: str) -> str``, and the first call of
-every implementation is checked before timing. Calls run sequentially, or from
-16 tasks at once.
+Every decorator server has the tool ``echo(text: str) -> str`` twice, a plain
+``def`` and an ``async def`` (`benchmarks.echo_servers`): each implementation
+gives two rows on one connection, "(def)" first; the low-level server has its
+hand-written ``async`` handler, one row. The first call of every row is checked
+before timing. Calls run sequentially, or from 16 tasks at once.
+
+``--quick`` leaves the SDK's legacy client and its low-level server to the full
+run.
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ from transports.stdio_process import open_stdio_process
 from transports.stdio_streams import StdioStream
 
 from .bursts import Call, burst, children, latency_burst, process_cpu
-from .echo_servers import echo_call
+from .echo_servers import echo_call, ratios_by_kind, rows
 from .harness import Case, CpuClock, Settings, run_case_async, scaled
 from .layers import LayerResult, Progress, optional_peers
 
@@ -65,13 +70,22 @@ SDK_LOWLEVEL: Final = "mcp SDK low-level"
 FASTMCP: Final = "FastMCP"
 LINES: Final = "line echo"
 
-RATIOS: Final = {
-    "mcp-core / SDK": (CORE, SDK),
-    "mcp-core legacy / SDK legacy": (CORE_LEGACY, SDK_LEGACY),
-    "mcp-core / SDK low-level": (CORE, SDK_LOWLEVEL),
-    "mcp-core / FastMCP": (CORE, FASTMCP),
-    "mcp-core / line echo": (CORE, LINES),
-}
+PLAIN: Final = (SDK_LOWLEVEL, LINES)
+"""One row each: a hand-written ``async`` handler, and no MCP at all."""
+
+RATIOS: Final = ratios_by_kind(
+    {
+        "mcp-core / SDK": (CORE, SDK),
+        "mcp-core legacy / SDK legacy": (CORE_LEGACY, SDK_LEGACY),
+        "mcp-core / SDK low-level": (CORE, SDK_LOWLEVEL),
+        "mcp-core / FastMCP": (CORE, FASTMCP),
+        "mcp-core / line echo": (CORE, LINES),
+    },
+    PLAIN,
+)
+
+FULL_RUN_ONLY: Final = (SDK_LEGACY, SDK_LOWLEVEL)
+"""Left out of ``--quick``."""
 
 BACKENDS: Final = ("asyncio", "trio")
 IN_FLIGHT: Final = (1, 16)
@@ -173,12 +187,12 @@ class _Backend:
     async def connect_all(self, progress: Progress, full: bool = True) -> None:
         for label, make in _core_clients(self.backend).items():
             # Ours must work: a failure here is a bug, not a skip.
-            self.calls[label] = await self._connect(label, make)
+            await self._connect(label, make)
         before = children()
         process = await self._stack.enter_async_context(
             open_stdio_process(server_argv("lines", self.backend), env=_ENV)
         )
-        self._clock(LINES, before)
+        self._clock(LINES, children() - before)
         self.lines = process.stream
         await self.lines.send(LINE)
         if await self.lines.receive() != LINE:
@@ -197,32 +211,38 @@ class _Backend:
             loaders, self.skipped
         )
         if not full:
-            for label in (SDK_LEGACY, SDK_LOWLEVEL, FASTMCP):
+            for label in FULL_RUN_ONLY:
                 if makers.pop(label, None) is not None:
                     self.skipped[label] = (
                         "measured in the full run only (mcp-core bench, without --quick)"
                     )
         for label, make in makers.items():
             try:
-                self.calls[label] = await self._connect(label, make)
+                await self._connect(label, make)
             except Exception as exc:
                 self.skipped[label] = f"could not connect: {exc!r}"
                 progress(f"stdio: {label}: skipped ({exc!r})")
 
-    def _clock(self, label: str, before: set[int]) -> None:
-        # The child a connection spawned, found by its appearance among ours.
-        spawned = children() - before
-        clock = process_cpu(spawned.pop()) if len(spawned) == 1 else None
-        if clock is not None:
-            self.server_cpu[label] = clock
-
     async def _connect(
         self, label: str, make: Callable[[], AbstractAsyncContextManager[Any]]
-    ) -> Call:
+    ) -> None:
+        # One client and child per implementation; a row per kind of tool on it.
         before = children()
         connected = await self._stack.enter_async_context(make())
-        self._clock(label, before)
-        return await echo_call(connected, TEXT)
+        spawned = children() - before
+        found = {
+            name: await echo_call(connected, TEXT, tool)
+            for name, (_, tool) in rows({label: None}, PLAIN).items()
+        }
+        for name, call in found.items():
+            self.calls[name] = call
+            self._clock(name, spawned)
+
+    def _clock(self, label: str, spawned: set[int]) -> None:
+        # The child a connection spawned, found by its appearance among ours.
+        clock = process_cpu(next(iter(spawned))) if len(spawned) == 1 else None
+        if clock is not None:
+            self.server_cpu[label] = clock
 
 
 def build_case(backend: _Backend, in_flight: int) -> Case:

@@ -2,13 +2,16 @@
 their shared state on Redis, against one worker with its state in memory.
 
 The deployment is the README recipe's (`benchmarks.deployment`): HAProxy in round
-robin before ``mcp-core serve examples/redis/app.py`` workers, each request balanced
-on its own. One raw client (`benchmarks.raw_client.RawHttpClient`, the ``servers``
-layer's) keeps ``CONNECTIONS`` keep-alive connections to HAProxy, each with one
-call of the ``worker`` tool in flight. 2026-07-28 calls carry their ``_meta`` and
-need no shared state; 2025-11-25 calls go on one session per connection, opened
-on whichever worker took the ``initialize``, which every worker then takes up from
-the registry on Redis (their answers are SSE streams whose events go to Redis).
+robin before workers, each request balanced on its own, each worker ``mcp-core
+serve benchmarks/worker_app.py``: the recipe's app with its ``worker`` tool
+written a second time as a plain ``def`` (``worker_def``). One raw client
+(`benchmarks.raw_client.RawHttpClient`, the ``servers`` layer's) keeps
+``CONNECTIONS`` keep-alive connections to HAProxy, each with one call of one of
+the two tools in flight: every case gives two rows, "(def)" first. 2026-07-28
+calls carry their ``_meta`` and need no shared state; 2025-11-25 calls go on one
+session per connection, opened on whichever worker took the ``initialize``, which
+every worker then takes up from the registry on Redis (their answers are SSE
+streams whose events go to Redis).
 
 Per case, medians over the runs: calls/s; CPU per call (``/proc``, all threads)
 of the workers (summed), of Redis and of HAProxy, and the commands Redis ran per
@@ -41,6 +44,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from . import deployment
+from .echo_servers import ASYNC, DEF, KINDS, row
 from .harness import Settings
 from .layers import LayerResult, Measurement, Progress, not_importable
 from .raw_client import RawHttpClient, post, server_cpu_seconds
@@ -57,7 +61,9 @@ _META: Final = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
     "io.modelcontextprotocol/clientCapabilities": {},
 }
-_CALL: Final = '"method":"tools/call","params":{"name":"worker","arguments":{}'
+TOOLS: Final = {DEF: "worker_def", ASYNC: "worker"}
+"""The tool of each kind of handler."""
+APP: Final = deployment.ROOT / "benchmarks" / "worker_app.py"
 _ACCEPT: Final = "content-type: application/json\r\naccept: application/json, text/event-stream"
 
 Requester = Callable[[int], bytes]
@@ -75,25 +81,26 @@ def _head(host: str, headers: dict[str, str]) -> bytes:
     return ("\r\n".join(lines) + "\r\ncontent-length: ").encode("latin-1")
 
 
-def _requester(heads: list[bytes], tail: str) -> Requester:
+def _requester(heads: list[bytes], tail: str, tool: str) -> Requester:
     # Connection i sends with heads[i]; every call has an id of its own.
     counter = itertools.count(1)
+    call = f'"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}'
 
     def request_for(index: int) -> bytes:
-        body = f'{{"jsonrpc":"2.0","id":{next(counter)},{_CALL}{tail}}}'.encode()
+        body = f'{{"jsonrpc":"2.0","id":{next(counter)},{call}{tail}}}'.encode()
         return heads[index] + str(len(body)).encode() + b"\r\n\r\n" + body
 
     return request_for
 
 
-def _modern(client: RawHttpClient, host: str) -> Requester:
+def _modern(client: RawHttpClient, host: str, tool: str) -> Requester:
     # 2026-07-28: no session; the request says its version, method and tool.
-    headers = {"mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "worker"}
+    headers = {"mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": tool}
     tail = ',"_meta":' + json.dumps(_META, separators=(",", ":")) + "}"
-    return _requester([_head(host, headers)] * len(client.sockets), tail)
+    return _requester([_head(host, headers)] * len(client.sockets), tail, tool)
 
 
-def _legacy(client: RawHttpClient, host: str) -> Requester:
+def _legacy(client: RawHttpClient, host: str, tool: str) -> Requester:
     # 2025-11-25: a session per connection, initialize and initialized on it.
     params = {
         "protocolVersion": LEGACY,
@@ -116,7 +123,7 @@ def _legacy(client: RawHttpClient, host: str) -> Requester:
         if answer.status != 202:
             raise RuntimeError(f"notifications/initialized answered {answer.status}")
         heads.append(_head(host, headers))
-    return _requester(heads, "}")
+    return _requester(heads, "}", tool)
 
 
 _SETUPS: Final = {MODERN: _modern, LEGACY: _legacy}
@@ -160,12 +167,14 @@ def _warm_up(
     return sent / calls
 
 
-def _measure(processes: _Processes, port: int, era: str, calls: int, runs: int) -> dict[str, float]:
-    # Every figure of one case: median over the runs, per call.
+def _measure(
+    processes: _Processes, port: int, era: str, tool: str, calls: int, runs: int
+) -> dict[str, float]:
+    # Every figure of one case and tool: median over the runs, per call.
     host = f"127.0.0.1:{port}"
     client = RawHttpClient("127.0.0.1", port, CONNECTIONS)
     try:
-        request_for = _SETUPS[era](client, host)
+        request_for = _SETUPS[era](client, host, tool)
         for index, sock in enumerate(client.sockets):
             answer = client.exchange(sock, request_for(index))
             if b'"result"' not in answer.body:
@@ -236,11 +245,12 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
 
     def measure(name: str, processes: _Processes, port: int) -> None:
         for era in ERAS:
-            progress(f"workers: {name}, {era}: {runs} runs of {calls:,} calls")
-            found = _measure(processes, port, era, calls, runs)
-            figures[era][name] = {"workers": len(processes.workers), **found}
+            for kind in KINDS:
+                progress(f"workers: {name}, {era}, {kind}: {runs} runs of {calls:,} calls")
+                found = _measure(processes, port, era, TOOLS[kind], calls, runs)
+                figures[era][row(name, kind)] = {"workers": len(processes.workers), **found}
 
-    with deployment.worker(None) as one, _behind_balancer([one], None) as (processes, port):
+    with deployment.worker(None, APP) as one, _behind_balancer([one], None) as (processes, port):
         measure(MEMORY, processes, port)
     problem = _redis_problem()
     if problem is not None:
@@ -251,7 +261,7 @@ def run(settings: Settings, progress: Progress) -> LayerResult:
             workers: list[tuple[int, int]] = []
             for count in COUNTS:
                 while len(workers) < count:
-                    workers.append(stack.enter_context(deployment.worker(redis[1])))
+                    workers.append(stack.enter_context(deployment.worker(redis[1], APP)))
                 with _behind_balancer(workers, redis) as (processes, port):
                     measure(label(count), processes, port)
     sizes = f"medians of {runs} runs of {calls:,} calls"
@@ -274,6 +284,16 @@ def _measurement(era: str, cases: dict[str, dict[str, float]], sizes: str) -> Me
         unit="us CPU per call",
         values=values,
         details=details,
-        ratios={f"{label(n)} / memory": (label(n), MEMORY) for n in COUNTS},
-        ratio_note="(above 1: Redis costs more)",
+        ratios={
+            **{
+                row(f"{label(n)} / memory", kind): (row(label(n), kind), row(MEMORY, kind))
+                for n in COUNTS
+                for kind in KINDS
+            },
+            **{
+                f"def cost, {name}": (row(name, DEF), row(name, ASYNC))
+                for name in (MEMORY, *map(label, COUNTS))
+            },
+        },
+        ratio_note="(above 1: Redis costs more; def cost: CPU of def / async def)",
     )

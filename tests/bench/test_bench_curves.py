@@ -93,14 +93,13 @@ def test_curves_are_drawn_one_panel_per_family(tmp_path: Path) -> None:
         layer.measurements.append(
             Measurement(name, "t", "u", values={"1 streams": 3.0, "2 streams": 4.0}, details=x)
         )
-    panels = dict(_curves([layer]))
-    assert {title for title, _, _ in panels} == {
-        "one list_changed fanned out to N streams",
-        "memory per open SSE stream",
+    panels = {panel.title: panel for panel in _curves([layer])}
+    assert set(panels) == {
+        "curves: one list_changed fanned out to N streams",
+        "curves: memory per open SSE stream",
     }
-    fan_out = panels[
-        "one list_changed fanned out to N streams", "open streams", "us of server CPU per listener"
-    ]
-    assert fan_out == {"get": [(1.0, 3.0), (2.0, 4.0)], "listen": [(1.0, 3.0), (2.0, 4.0)]}
+    fan_out = panels["curves: one list_changed fanned out to N streams"]
+    assert (fan_out.x_label, fan_out.y_label) == ("open streams", "us of server CPU per listener")
+    assert fan_out.series == {"get": [(1.0, 3.0), (2.0, 4.0)], "listen": [(1.0, 3.0), (2.0, 4.0)]}
     plot([layer], tmp_path / "curves.png", title="curves")
     assert (tmp_path / "curves.png").stat().st_size > 0

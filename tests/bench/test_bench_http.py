@@ -6,7 +6,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from bench_helpers import bench_layer
+from bench_helpers import assert_kinds_in_pairs, bench_layer
 from limits import HANG
 
 from benchmarks import http
@@ -52,13 +52,20 @@ def test_bench_http_writes_json(tmp_path: Path) -> None:
     ]
     for case in layer["cases"]:
         backend, _, in_flight = case["name"].split("_")[2:]
+        labels = [result["implementation"] for result in case["results"]]
         results = {result["implementation"]: result for result in case["results"]}
-        ours = {http.CORE, http.CORE_LEGACY}
+        # Every MCP implementation calls a def tool and an async def tool, the def
+        # row first; the floor has no tool.
+        assert_kinds_in_pairs(labels, http.PLAIN)
+        ours = [http.CORE, http.CORE_LEGACY]
         # The SDK and FastMCP come with the test extra; they run on asyncio only.
-        others = {http.SDK, http.SDK_LEGACY, http.FASTMCP} if backend == "asyncio" else set()
+        others = [http.SDK, http.SDK_LEGACY, http.FASTMCP] if backend == "asyncio" else []
         # The h11 echo, the floor, runs on every backend.
-        assert set(results) == ours | others | {http.ECHO}
-        assert "mcp-core / h11 echo" in case["ratios"]
+        kinds = {f"{label} ({kind})" for label in ours + others for kind in ("def", "async def")}
+        assert set(results) == kinds | {http.ECHO}
+        assert "mcp-core / h11 echo (def)" in case["ratios"]
+        assert "mcp-core / h11 echo (async def)" in case["ratios"]
+        assert "mcp-core: def / async def" in case["ratios"]
         for result in results.values():
             # Figures are per call: a batch of 1 operation is one burst of calls.
             assert result["batch_size"] == http.CALLS_PER_OP[int(in_flight)]

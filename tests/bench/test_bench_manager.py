@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench_helpers import bench_layer
+from bench_helpers import assert_kinds_in_pairs, bench_layer
 from limits import HANG
 
 from benchmarks import manager
@@ -34,9 +34,12 @@ def test_bench_manager_writes_json(tmp_path: Path) -> None:
     assert layer["skipped"] == {}
     for case in layer["cases"]:
         in_flight = int(case["name"].rsplit("_", 1)[1])
+        labels = [result["implementation"] for result in case["results"]]
         results = {result["implementation"]: result for result in case["results"]}
-        # Every way was connected and checked (its first call echoed), then timed.
-        assert set(results) == {manager.CLIENT, manager.MANAGER, manager.GATEWAY}
+        # Every way was connected and checked (its first call echoed), then timed,
+        # calling the def tool and the async def tool, the def row first.
+        assert_kinds_in_pairs(labels)
+        assert [label.rsplit(" (", 1)[0] for label in labels[::2]] == list(manager.WAYS)
         for result in results.values():
             assert result["batch_size"] == manager.CALLS_PER_OP[in_flight]
             assert len(result["runs_ops_per_s"]) == 2
@@ -54,13 +57,15 @@ def test_the_ways_timed_in_turn() -> None:
         timeout=TIMEOUT_S,
     )
     assert done.returncode == 0, done.stderr
-    rows = [line.split() for line in done.stdout.splitlines()]
-    assert [row[:3] for row in rows] == [
-        [backend, upstream, label]
+    # backend, upstream, way, kind ("def" or "async def": two words), us, ratio.
+    rows = [line.replace("async def", "async-def").split() for line in done.stdout.splitlines()]
+    assert [row[:4] for row in rows] == [
+        [backend, upstream, way, kind]
         for backend in BACKENDS
         for upstream in manager.UPSTREAMS
-        for label in (manager.CLIENT, manager.MANAGER, manager.GATEWAY)
+        for kind in ("def", "async-def")
+        for way in manager.WAYS
     ]
     for row in rows:
-        assert float(row[3]) > 0 and row[4] == "us"
-    assert {row[5] for row in rows if row[2] == manager.CLIENT} == {"1.000x"}
+        assert float(row[4]) > 0 and row[5] == "us"
+    assert {row[6] for row in rows if row[2] == manager.CLIENT} == {"1.000x"}

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import partial
 
 import pytest
+from bench_helpers import assert_kinds_in_pairs
 
 from benchmarks import servers
 from benchmarks.harness import Settings
@@ -45,12 +47,16 @@ def test_an_answer_without_a_length_is_refused() -> None:
         _Answer().feed(b"HTTP/1.1 200 OK\r\nconnection: close\r\n\r\nbody")
 
 
+@pytest.mark.parametrize("tool", ["echo_def", "echo"])
 @pytest.mark.parametrize("answers", ["json", "sse"])
-def test_our_http_server_answers_the_raw_client_in_both_eras(answers: str) -> None:
+def test_our_http_server_answers_the_raw_client_in_both_eras(answers: str, tool: str) -> None:
     with spawn("ours", answers=answers) as (process, url):
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         host = f"127.0.0.1:{port}"
-        for setup in (servers._legacy, lambda c, h: servers._modern(h)):
+        for setup in (
+            partial(servers._legacy, tool=tool),
+            lambda c, h: servers._modern(h, tool=tool),
+        ):
             client = RawHttpClient("127.0.0.1", port, 3)
             try:
                 request_for = setup(client, host)
@@ -96,14 +102,21 @@ def test_the_stdio_tables_measure_every_server_in_every_round() -> None:
     settings = Settings(runs=3, target_batch_s=0.01, warmup_s=0.01, backends=("asyncio",))
     result = LayerResult(name="servers-stdio")
     servers.run_stdio(settings, lambda line: None, None, result, rounds=2, calls=20)
-    labels = {label for label, _, _ in servers.stdio_jobs(settings, None)}
+    labels = [label for label, _, _ in servers.stdio_jobs(settings, None)]
+    # Ours and the SDK's with a def tool and an async def tool, the def row first.
+    assert_kinds_in_pairs(labels, [f"{servers.LINE_FLOOR} asyncio"])
+    assert f"{servers.SDK_STDIO} (def)" in labels
     assert [m.name for m in result.measurements] == ["server_cpu_stdio_1", "server_cpu_stdio_16"]
     for measurement in result.measurements:
-        assert set(measurement.values) == labels
+        assert list(measurement.values) == labels
         for label, value in measurement.values.items():
             details = measurement.details[label]
             assert 0 < details["min"] <= value <= details["max"]
-        assert "floor / ours 2025-11-25 asyncio" in measurement.ratio_values()
+        ratios = measurement.ratio_values()
+        assert "floor / ours 2025-11-25 asyncio (def)" in ratios
+        assert "floor / ours 2025-11-25 asyncio (async def)" in ratios
+        assert "def cost, ours 2026-07-28 asyncio" in ratios
+        assert f"def cost, {servers.SDK_STDIO}" in ratios
 
 
 def test_servers_stdio_runs_only_when_named() -> None:

@@ -5,17 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bench_helpers import bench_layer
+from bench_helpers import assert_kinds_in_pairs, bench_layer
 from limits import HANG
 
 from benchmarks import stdio
 from benchmarks.layers import LAYERS
 
-TIMEOUT_S = 5 * HANG  # a whole benchmark run on a loaded machine
+TIMEOUT_S = 5 * HANG
+"""A whole benchmark run on a loaded machine: every implementation runs twice (a def
+tool and an async def tool), in its own child."""
 
 
 def test_stdio_layer_is_registered() -> None:
     assert LAYERS["stdio"].module == "benchmarks.stdio"
+
+
+def _rows(*labels: str) -> set[str]:
+    return {f"{label} ({kind})" for label in labels for kind in ("def", "async def")}
 
 
 def test_bench_stdio_writes_json(tmp_path: Path) -> None:
@@ -25,11 +31,16 @@ def test_bench_stdio_writes_json(tmp_path: Path) -> None:
     for case in layer["cases"]:
         backend, in_flight = case["name"].split("_")[2:]
         calls = stdio.CALLS_PER_OP[int(in_flight)]
+        labels = [result["implementation"] for result in case["results"]]
         results = {result["implementation"]: result for result in case["results"]}
-        ours = {stdio.CORE, stdio.CORE_LEGACY, stdio.LINES}
+        # Every implementation with a decorator server calls a def tool and an
+        # async def tool, the def row first; the floor and the hand-written
+        # low-level handler have one row.
+        assert_kinds_in_pairs(labels, stdio.PLAIN)
+        ours = _rows(stdio.CORE, stdio.CORE_LEGACY) | {stdio.LINES}
         # The SDK is in the test extra, so it runs wherever its pair is measured.
         sdk = (
-            {stdio.SDK, stdio.SDK_LEGACY, stdio.SDK_LOWLEVEL, stdio.FASTMCP}
+            _rows(stdio.SDK, stdio.SDK_LEGACY, stdio.FASTMCP) | {stdio.SDK_LOWLEVEL}
             if backend == "asyncio"
             else set()
         )
@@ -42,13 +53,22 @@ def test_bench_stdio_writes_json(tmp_path: Path) -> None:
             # Separate processes: CPU per call on both sides.
             assert result["server_cpu_us_per_op"]["median"] > 0
             assert result["client_cpu_us_per_op"]["median"] > 0
-        expected = {"mcp-core / line echo"}
+        expected = {
+            "mcp-core / line echo (def)",
+            "mcp-core / line echo (async def)",
+            "mcp-core: def / async def",
+            "mcp-core legacy: def / async def",
+        }
         if sdk:
             expected |= {
-                "mcp-core / SDK",
-                "mcp-core legacy / SDK legacy",
-                "mcp-core / SDK low-level",
-                "mcp-core / FastMCP",
+                f"{name} ({kind})"
+                for name in (
+                    "mcp-core / SDK",
+                    "mcp-core legacy / SDK legacy",
+                    "mcp-core / SDK low-level",
+                    "mcp-core / FastMCP",
+                )
+                for kind in ("def", "async def")
             }
         assert set(case["ratios"]) == expected
     others = (stdio.SDK, stdio.SDK_LEGACY, stdio.SDK_LOWLEVEL, stdio.FASTMCP)
@@ -56,8 +76,9 @@ def test_bench_stdio_writes_json(tmp_path: Path) -> None:
 
 
 def test_quick_leaves_the_extra_peers_to_the_full_run(tmp_path: Path) -> None:
-    # --quick keeps the table short: ours, the SDK's default client and the floor;
-    # the other peers are named as skipped, with where to find them.
+    # --quick keeps ours, the SDK's default client, FastMCP and the floor, each
+    # with both kinds of tool; the other peers are named as skipped, with where to
+    # find them. It draws its picture where it runs, and says where.
     done, layer = bench_layer(
         tmp_path,
         "stdio",
@@ -71,11 +92,17 @@ def test_quick_leaves_the_extra_peers_to_the_full_run(tmp_path: Path) -> None:
         timeout=TIMEOUT_S,
     )
     for case in layer["cases"]:
-        labels = {result["implementation"] for result in case["results"]}
-        assert labels == {stdio.CORE, stdio.CORE_LEGACY, stdio.SDK, stdio.LINES}
-    for label in (stdio.SDK_LEGACY, stdio.SDK_LOWLEVEL, stdio.FASTMCP):
+        labels = [result["implementation"] for result in case["results"]]
+        assert_kinds_in_pairs(labels, stdio.PLAIN)
+        assert set(labels) == _rows(stdio.CORE, stdio.CORE_LEGACY, stdio.SDK, stdio.FASTMCP) | {
+            stdio.LINES
+        }
+    for label in (stdio.SDK_LEGACY, stdio.SDK_LOWLEVEL):
         assert "full run" in layer["skipped"][label]
-    assert "skipped FastMCP: measured in the full run only" in done.stdout
+    assert "skipped mcp SDK low-level: measured in the full run only" in done.stdout
+    picture = tmp_path / "mcp-core-bench.png"
+    assert picture.read_bytes().startswith(b"\x89PNG")
+    assert f"picture of these figures: {picture.resolve()}" in done.stdout
 
 
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])

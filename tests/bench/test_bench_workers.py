@@ -8,7 +8,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from bench_helpers import bench_layer
+from bench_helpers import assert_kinds_in_pairs, bench_layer
 from debian_helpers import debian_program
 
 from benchmarks import deployment, workers
@@ -44,10 +44,17 @@ def test_bench_workers_writes_json_and_plot(tmp_path: Path) -> None:
     redis = [workers.label(n) for n in workers.COUNTS]
     by_era = {m["name"]: m for m in layer["measurements"]}
     assert list(by_era) == [f"workers_{era}" for era in workers.ERAS]
+    kinds = ("def", "async def")
     for measurement in by_era.values():
-        assert list(measurement["values"]) == [workers.MEMORY, *redis]
+        # Each case with the def tool and the async def tool, the def row first.
+        assert_kinds_in_pairs(measurement["values"])
+        assert list(measurement["values"]) == [
+            f"{name} ({kind})" for name in (workers.MEMORY, *redis) for kind in kinds
+        ]
         details = measurement["details"]
-        assert [d["workers"] for d in details.values()] == [1, *workers.COUNTS]
+        assert [d["workers"] for d in details.values()] == [
+            n for n in (1, *workers.COUNTS) for _ in kinds
+        ]
         for name, figures in details.items():
             assert set(figures) == FIGURES, name
             assert figures["calls/s"] > 0 and figures["worker CPU us"] > 0, name
@@ -55,19 +62,22 @@ def test_bench_workers_writes_json_and_plot(tmp_path: Path) -> None:
             # The main figure is the workers' CPU and Redis's.
             total = figures["worker CPU us"] + figures["Redis CPU us"]
             assert measurement["values"][name] == pytest.approx(total)
-        memory = details[workers.MEMORY]
-        assert memory["Redis CPU us"] == memory["Redis round trips"] == 0
-        assert set(measurement["ratios"]) == {f"{name} / memory" for name in redis}
+        for kind in kinds:
+            memory = details[f"{workers.MEMORY} ({kind})"]
+            assert memory["Redis CPU us"] == memory["Redis round trips"] == 0
+        assert set(measurement["ratios"]) == {
+            f"{name} / memory ({kind})" for name in redis for kind in kinds
+        } | {f"def cost, {name}" for name in (workers.MEMORY, *redis)}
         assert f"{measurement['name']}:" in done.stdout
     # A 2026-07-28 call needs no shared state (a worker renews its key's
     # fingerprint now and then: one script); a legacy call goes to the session
     # registry on Redis at least.
-    for figures in list(by_era["workers_2026-07-28"]["details"].values())[1:]:
+    for figures in list(by_era["workers_2026-07-28"]["details"].values())[2:]:
         assert figures["Redis round trips"] < 0.5 and figures["Redis commands"] < 0.5
-    for figures in list(by_era["workers_2025-11-25"]["details"].values())[1:]:
+    for figures in list(by_era["workers_2025-11-25"]["details"].values())[2:]:
         assert figures["Redis round trips"] > 0
         assert figures["Redis commands"] >= figures["Redis round trips"]
-    assert "(above 1: Redis costs more)" in done.stdout
+    assert "(above 1: Redis costs more; def cost:" in done.stdout
     assert picture.read_bytes().startswith(b"\x89PNG")
 
 

@@ -109,8 +109,10 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
         "--plot",
         type=Path,
         metavar="FILE.png",
-        help="also draw throughput by layer and against concurrency (needs matplotlib)",
+        help="also draw the figures into FILE.png (needs matplotlib); --quick draws them "
+        "into ./mcp-core-bench.png unless told where, or --no-plot",
     )
+    parser.add_argument("--no-plot", action="store_true", help="draw no picture (with --quick)")
     # For tests: tiny, fixed workloads whose figures mean nothing.
     parser.add_argument("--runs", type=_positive_int, help=argparse.SUPPRESS)
     parser.add_argument("--iterations", type=_positive_int, help=argparse.SUPPRESS)
@@ -124,6 +126,7 @@ def _run_bench(args: argparse.Namespace) -> int:
         quick=args.quick,
         json_path=args.json,
         plot_path=args.plot,
+        picture=args.quick and not args.no_plot,
         backends=tuple(args.backend or ()),
         runs=args.runs,
         iterations=args.iterations,

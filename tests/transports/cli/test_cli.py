@@ -18,12 +18,14 @@ from benchmarks.layers import LAYERS
 TIMEOUT_S = 5 * HANG  # a whole benchmark run on a loaded machine
 
 
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path | None = None, timeout: float = TIMEOUT_S
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "transports", *args],
         capture_output=True,
         text=True,
-        timeout=TIMEOUT_S,
+        timeout=timeout,
         cwd=cwd,
     )
 
@@ -111,8 +113,13 @@ def test_bench_session_writes_json(tmp_path: Path) -> None:
 
 def test_bench_in_memory_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
+    # Every implementation twice (a def tool and an async def tool), 256 calls in
+    # flight and 1 MiB texts: one run, and three times the bound of the other
+    # commands (the def rows of the SDK and FastMCP at 256 in flight are their
+    # slowest: 176 s for the asyncio 256 case alone at load 13 on 2 CPUs).
     done = run_cli(
-        "bench", "--only", "in-memory", "--runs", "2", "--iterations", "1", "--json", str(out)
+        *("bench", "--only", "in-memory", "--runs", "1", "--iterations", "1", "--json", str(out)),
+        timeout=3 * TIMEOUT_S,
     )
     assert done.returncode == 0, done.stderr
     layer = json.loads(out.read_text(encoding="utf-8"))["layers"]["in-memory"]
@@ -130,17 +137,26 @@ def test_bench_in_memory_writes_json(tmp_path: Path) -> None:
         assert case["concurrency"] == (1 if sized else int(tail))
         assert case["payload_bytes"] == (int(tail[:-1]) if sized else 0)
         results = {result["implementation"]: result for result in case["results"]}
-        for label in (inmemory.CORE, inmemory.CORE_LEGACY, inmemory.CORE_OBJECTS):
+        # Ours with a def tool and an async def tool, the def row first.
+        labels = [label for label in results if label.startswith("mcp-core")]
+        assert labels == [
+            f"{label} ({kind})"
+            for label in (inmemory.CORE, inmemory.CORE_LEGACY, inmemory.CORE_OBJECTS)
+            for kind in ("def", "async def")
+        ]
+        for label in labels:
             # Figures are per call: a batch of 1 operation is one burst of calls.
             assert results[label]["batch_size"] == calls
-            assert len(results[label]["runs_ops_per_s"]) == 2
+            assert len(results[label]["runs_ops_per_s"]) == 1
             latency = results[label]["latency"]
             assert latency["samples"] >= 1
             assert 0 < latency["p50_us"] <= latency["p90_us"] <= latency["p99_us"]
             # One process: no server clock of its own.
             assert "server_cpu_us_per_op" not in results[label]
-        sdk_ran = inmemory.SDK_DECORATOR in results
-        assert ("mcp-core / SDK MCPServer" in case["ratios"]) == sdk_ran
+        sdk_ran = f"{inmemory.SDK_DECORATOR} (def)" in results
+        assert ("mcp-core / SDK MCPServer (def)" in case["ratios"]) == sdk_ran
+        assert ("mcp-core / SDK MCPServer (async def)" in case["ratios"]) == sdk_ran
+        assert "mcp-core: def / async def" in case["ratios"]
     if inmemory.SDK_DECORATOR in layer["skipped"]:
         assert "mcp-sansio[bench]" in layer["skipped"][inmemory.SDK_DECORATOR]
 
