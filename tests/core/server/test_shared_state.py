@@ -11,7 +11,7 @@ from server_app_helpers import KEY, MODERN, dispatch
 
 from mcp_core.server.app import Server
 from mcp_core.server.context import Context, McpError
-from mcp_core.server.request_state import StateRejected, StateSealer
+from mcp_core.server.request_state import EPOCH_SIZE, StateRejected, StateSealer
 from mcp_core.types.client import InputRequiredResult
 from mcp_core.types.server import CallToolResult
 
@@ -30,8 +30,14 @@ class SetOnce:
 
     def __init__(self) -> None:
         self.claimed: list[bytes] = []
+        self.epoch = b"e" * EPOCH_SIZE
 
-    async def claim(self, nonce: bytes, expiry: float, *, now: float) -> bool:
+    async def current_epoch(self, *, ttl: float) -> bytes:
+        return self.epoch
+
+    async def claim(self, nonce: bytes, expiry: float, *, now: float, epoch: bytes) -> bool:
+        if epoch != self.epoch:
+            raise StateRejected("store restarted")
         if nonce in self.claimed:
             return False
         self.claimed.append(nonce)
@@ -91,6 +97,29 @@ async def test_a_shared_once_store_refuses_the_second_use_on_any_replica() -> No
         await call(a, retry)
     assert refused.value.data == {"reason": "replayed"}
     assert len(once.claimed) == 1
+
+
+@pytest.mark.anyio
+async def test_a_state_sealed_before_the_once_store_lost_its_memory_is_refused() -> None:
+    # A shared store restarted empty (a new epoch) cannot tell a replay from a
+    # first use: every state sealed before is refused, used or not.
+    once = SetOnce()
+    server = make_server(state_key=KEY, replay_guard=once)
+    used, unused = await call(server, {"name": "ask"}), await call(server, {"name": "ask"})
+    retry = {"name": "ask", "inputResponses": {"name": NAME}, "requestState": used.request_state}
+    assert isinstance(await call(server, retry), CallToolResult)
+    once.claimed.clear()
+    once.epoch = b"f" * EPOCH_SIZE
+    for state in (used, unused):
+        with pytest.raises(McpError) as refused:
+            await call(server, {**retry, "requestState": state.request_state})
+        assert refused.value.data == {"reason": "store restarted"}
+    assert once.claimed == []
+    # A state sealed now opens.
+    fresh = await call(server, {"name": "ask"})
+    assert isinstance(
+        await call(server, {**retry, "requestState": fresh.request_state}), CallToolResult
+    )
 
 
 @pytest.mark.anyio
