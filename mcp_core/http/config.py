@@ -57,16 +57,23 @@ class HttpServerConfig:
             framing each) gets 431 (RFC 6585 section 5).
         max_headers: more header fields than this get 431 too.
         max_sessions: sessions at once (streamable and HTTP+SSE together). An
-            initialize beyond it first makes room: a session that never finished
-            its handshake (oldest first), else the longest-idle session with no
-            stream open, is ended; only when every session is busy does it get
-            503 (an SSE connection beyond gets 503).
+            initialize beyond it first makes room by ending a session with no
+            stream open, taken from whoever holds the most sessions (principal,
+            or address without one), never from someone holding fewer than the
+            newcomer: a handshake older than ``handshake_grace`` (oldest
+            first), else the longest-idle session, and a handshake within its
+            grace only when nothing else can go. So a flood from one address
+            ends its own sessions, not others'. When nothing can go, 503 (an
+            SSE connection beyond gets 503).
         max_sessions_per_principal: sessions one authenticated principal may
             hold; its initialize beyond ends its own longest-idle session, or
             gets 429 when all of them are busy. None: no quota.
         max_sessions_per_address: the same quota for the sessions opened
             without a principal, per client address (as the adapter reports
             it). Off by default: clients behind one proxy or NAT share an address.
+        handshake_grace: seconds a new session keeps its place while its
+            client completes the handshake (one round trip, slow under load):
+            within them, newcomers making room end other sessions first.
         handshake_timeout: seconds a session may stay without completing its
             handshake (``notifications/initialized``) before it is ended: a flood
             of initialize requests alone cannot hold the session table.
@@ -115,6 +122,7 @@ class HttpServerConfig:
     max_sessions: int = 1000
     max_sessions_per_principal: int | None = None
     max_sessions_per_address: int | None = None
+    handshake_grace: float = 10.0
     handshake_timeout: float = 30.0
     max_requests_in_flight: int = DEFAULT_MAX_REQUESTS_IN_FLIGHT
     session_idle_timeout: float = 1800.0
