@@ -221,6 +221,14 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         "(put a load balancer in front: examples/redis/haproxy.cfg)",
     )
     parser.add_argument(
+        "--restart-delay",
+        type=float,
+        metavar="SECONDS",
+        help="with --workers: seconds before a worker that exited is started again "
+        "(default 1; doubled, up to 16 times, while it keeps dying within 30 s of "
+        "starting; after 5 such exits in a row it stays down)",
+    )
+    parser.add_argument(
         "--reload",
         action="store_true",
         help="HTTP: restart the server whenever a .py file under the target's directory "
@@ -280,7 +288,9 @@ def _serve_http(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers > 1:
         from .workers import run_workers, without
 
-        return run_workers(without(args.arguments, "--workers", "--port"), args.workers, port)
+        arguments = without(args.arguments, "--workers", "--port", "--restart-delay")
+        delay = 1.0 if args.restart_delay is None else args.restart_delay
+        return run_workers(arguments, args.workers, port, restart_delay=delay)
     status, target = _load(args.target)
     if target is None:
         return status
