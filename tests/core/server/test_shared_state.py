@@ -135,3 +135,17 @@ async def test_a_bad_state_is_refused_before_the_once_store_is_asked() -> None:
 def test_an_empty_keyring_is_refused() -> None:
     with pytest.raises(ValueError, match="at least one key"):
         Server("test", "1.0", state_key=[])
+
+
+def test_after_the_bus_was_lost_every_watcher_hears_each_list_may_have_changed() -> None:
+    server = make_server()
+    heard: list[tuple[str, Any]] = []
+    unwatch = server.watch(lambda method, params: heard.append((method, params)))
+    server.relay_missed()
+    unwatch()
+    assert [method for method, _ in heard] == [
+        "notifications/tools/list_changed",
+        "notifications/resources/list_changed",
+        "notifications/prompts/list_changed",
+    ]
+    assert server.take_list_changes() == []  # relayed, not recorded

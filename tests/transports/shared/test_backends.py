@@ -3,7 +3,7 @@ Redis (a real redis-server, see conftest), under asyncio and trio."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import contextlib
 from typing import Any
 
 import anyio
@@ -17,6 +17,7 @@ from mcp_core.server.request_state import StateRejected
 from mcp_core.tasks import TaskRecord
 
 LIMIT = HANG
+REDIS_PERSIST = False  # the `redis` fixture's (one per test): restarts empty
 pytestmark = pytest.mark.anyio
 
 
@@ -58,26 +59,21 @@ async def test_a_nonce_is_claimed_once(backend_kind: str, redis_or_none: RedisPr
             assert await b.once.claim(b"o" * 16, 130.0, now=101.0, epoch=epoch)
 
 
-async def test_a_redis_restarted_empty_refuses_states_sealed_before(tmp_path: Path) -> None:
-    redis = RedisProcess(tmp_path)
-    redis.start()
-    try:
-        with anyio.fail_after(LIMIT):
-            async with backends("redis", redis) as b:
-                epoch = await b.once.current_epoch(ttl=30.0)
-                assert await b.once.claim(b"n" * 16, 130.0, now=100.0, epoch=epoch)
-                redis.restart()
-                # The claim is forgotten, and so is the epoch: a replay, or a
-                # first use of a state sealed before, is refused.
-                for nonce in (b"n" * 16, b"m" * 16):
-                    with pytest.raises(StateRejected, match="store restarted"):
-                        await b.once.claim(nonce, 130.0, now=101.0, epoch=epoch)
-                # States sealed from now on live under a new epoch.
-                again = await b.once.current_epoch(ttl=30.0)
-                assert again != epoch
-                assert await b.once.claim(b"m" * 16, 130.0, now=101.0, epoch=again)
-    finally:
-        redis.stop()
+async def test_a_redis_restarted_empty_refuses_states_sealed_before(redis: RedisProcess) -> None:
+    with anyio.fail_after(LIMIT):
+        async with backends("redis", redis) as b:
+            epoch = await b.once.current_epoch(ttl=30.0)
+            assert await b.once.claim(b"n" * 16, 130.0, now=100.0, epoch=epoch)
+            redis.restart()
+            # The claim is forgotten, and so is the epoch: a replay, or a
+            # first use of a state sealed before, is refused.
+            for nonce in (b"n" * 16, b"m" * 16):
+                with pytest.raises(StateRejected, match="store restarted"):
+                    await b.once.claim(nonce, 130.0, now=101.0, epoch=epoch)
+            # States sealed from now on live under a new epoch.
+            again = await b.once.current_epoch(ttl=30.0)
+            assert again != epoch
+            assert await b.once.claim(b"m" * 16, 130.0, now=101.0, epoch=again)
 
 
 async def test_tasks_are_created_read_swapped_and_listed(
@@ -168,6 +164,23 @@ async def test_the_bus_reaches_every_listener_of_the_topic(
             assert await anext(first) == b'{"m":1}'
             assert await anext(second) == b'{"m":1}'
             assert await anext(elsewhere) == b"x"
+
+
+async def test_a_redis_listener_ends_when_its_connection_is_lost(redis: RedisProcess) -> None:
+    # Never subscribed again silently: what was published meanwhile would be
+    # lost without anyone knowing (the relay listens anew and says so).
+    with anyio.fail_after(LIMIT):
+        async with backends("redis", redis) as b:
+            # Ended with an error or not, within the limit.
+            with contextlib.suppress(Exception):
+                async with b.bus.listen("t") as messages:
+                    redis.stop()
+                    async for _ in messages:
+                        pass
+            redis.start()
+            async with b.bus.listen("t") as messages:
+                await b.bus.publish("t", b"again")
+                assert await anext(messages) == b"again"
 
 
 async def test_every_redis_key_has_a_ttl(redis_server: RedisProcess) -> None:
