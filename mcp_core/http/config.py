@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from .forwarded import check_trusted
 from .headers import LOOPBACK_HOSTS, LOOPBACK_ORIGINS
 from .sessions import DEFAULT_MAX_STORED_BYTES, DEFAULT_MAX_STORED_EVENTS
 
@@ -70,7 +71,14 @@ class HttpServerConfig:
             gets 429 when all of them are busy. None: no quota.
         max_sessions_per_address: the same quota for the sessions opened
             without a principal, per client address (as the adapter reports
-            it). Off by default: clients behind one proxy or NAT share an address.
+            it, or as a trusted proxy forwards it). Off by default: clients
+            behind one proxy or NAT share an address.
+        trusted_proxies: addresses or networks (``"10.0.0.0/8"``) of reverse
+            proxies or load balancers whose ``Forwarded`` (RFC 7239) or
+            ``X-Forwarded-For`` names the client, for the fair eviction of
+            ``max_sessions`` and the quota per address. Empty (the default):
+            the connection's address counts, as anyone can send those headers.
+            Behind a balancer, name it here, or every client is one holder.
         handshake_grace: seconds a new session keeps its place while its
             client completes the handshake (one round trip, slow under load):
             within them, newcomers making room end other sessions first.
@@ -122,6 +130,7 @@ class HttpServerConfig:
     max_sessions: int = 1000
     max_sessions_per_principal: int | None = None
     max_sessions_per_address: int | None = None
+    trusted_proxies: tuple[str, ...] = ()
     handshake_grace: float = 10.0
     handshake_timeout: float = 30.0
     max_requests_in_flight: int = DEFAULT_MAX_REQUESTS_IN_FLIGHT
@@ -135,3 +144,8 @@ class HttpServerConfig:
     allow_delete: bool = True
     sse_path: str | None = "/sse"
     sse_messages_path: str = "/messages"
+
+    def __post_init__(self) -> None:
+        # A bad trusted proxy is the operator's mistake: said at start, not
+        # found by the first request.
+        check_trusted(self.trusted_proxies)

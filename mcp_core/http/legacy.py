@@ -41,6 +41,7 @@ from .decisions import (
     Reply,
     refuse,
 )
+from .forwarded import client_address
 from .legacy_sse import HttpSseRules
 from .routing import STANDALONE_STREAM
 from .sessions import EventStore, HttpSession, holder, pick_victim
@@ -136,10 +137,11 @@ class LegacyRules:
             and message.method == "initialize"
             and "mcp-session-id" not in request.headers
         ):
-            full = self._make_room(principal, request.client, now)
+            address = client_address(request.client, request.headers, self.config.trusted_proxies)
+            full = self._make_room(principal, address, now)
             if full is not None:
                 return full
-            session = self._mint(now, principal, request.client)
+            session = self._mint(now, principal, address)
             created = True
         else:
             found = self._session_of(request, now, principal)
