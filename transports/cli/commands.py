@@ -207,6 +207,14 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         "finish (default 10); a second signal stops at once",
     )
     parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        metavar="ADDRESS",
+        help="HTTP: a reverse proxy or load balancer (address or network, repeatable) "
+        "whose Forwarded or X-Forwarded-For header names the client, so that sessions "
+        "are counted per client behind it (see docs/limits.md)",
+    )
+    parser.add_argument(
         "--redis",
         metavar="URL",
         help="HTTP: keep shared state (sessions, events, tasks, single-use requestState) "
@@ -244,7 +252,15 @@ def _run_serve(args: argparse.Namespace) -> int:
         return _serve_http(args)
     http_only = [
         f"--{name.replace('_', '-')}"
-        for name in ("host", "port", "path", "allowed_host", "shutdown_grace", "auth_jwks")
+        for name in (
+            "host",
+            "port",
+            "path",
+            "allowed_host",
+            "shutdown_grace",
+            "auth_jwks",
+            "trusted_proxy",
+        )
         if getattr(args, name) is not None
     ]
     if args.any_host:
@@ -314,6 +330,22 @@ def _serve_http(args: argparse.Namespace) -> int:
             _error(f"--shutdown-grace must be 0 or more seconds, got {args.shutdown_grace}")
             return 2
         options["shutdown_grace"] = args.shutdown_grace
+    if args.trusted_proxy:
+        from ..http.server import default_config
+
+        hosts = (
+            {"allowed_hosts": options.pop("allowed_hosts")} if "allowed_hosts" in options else {}
+        )
+        try:
+            options["config"] = default_config(
+                args.host or "127.0.0.1", path, trusted_proxies=tuple(args.trusted_proxy), **hosts
+            )
+        except UnsafeBindError as exc:
+            _error(str(exc))
+            return 2
+        except ValueError as exc:
+            _error(f"--trusted-proxy: {exc}")
+            return 2
     try:
         options["authenticate"] = bearer_auth(args, args.host or "127.0.0.1", port, path)
     except ValueError as exc:

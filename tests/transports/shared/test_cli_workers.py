@@ -107,3 +107,10 @@ def test_a_worker_that_dies_at_once_is_left_down(tmp_path: Path) -> None:
         worker = f"worker {number} (port {port + number - 1}) exited with status 2"
         assert text.count(worker) == 6, text
     assert text.count("not restarting it") == 2
+
+
+def test_a_bad_trusted_proxy_is_refused_before_serving(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", APP, "--transport", "http", "--trusted-proxy", "nonsense"]) == 2
+    assert "--trusted-proxy" in capsys.readouterr().err
+    assert main(["serve", APP, "--trusted-proxy", "10.0.0.1"]) == 2  # stdio: HTTP only
+    assert "--trusted-proxy" in capsys.readouterr().err
