@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Final
 
 import anyio
@@ -48,9 +49,15 @@ def _listening(port: int) -> bool:
 class Deployment:
     """N workers (one ``mcp-core serve --workers N``) and HAProxy before them."""
 
-    def __init__(self, redis_url: str, workers: int = WORKERS) -> None:
+    def __init__(
+        self, redis_url: str, workers: int = WORKERS, log: Path | None = None, *extra: str
+    ) -> None:
         self.redis_url = redis_url
         self.workers = workers
+        #: Where ``mcp-core serve --workers`` writes its stderr (None: nowhere),
+        #: and more arguments for it.
+        self.log = log
+        self.extra = list(extra)
         base = free_ports(workers + 1)
         self.port = base
         self.worker_ports = [base + 1 + n for n in range(workers)]
@@ -83,10 +90,10 @@ class Deployment:
                 sys.executable, "-m", "transports", "serve", str(EXAMPLES / "redis" / "app.py"),
                 "--transport", "http", "--workers", str(self.workers),
                 "--port", str(self.worker_ports[0]), "--redis", self.redis_url,
-                "--shutdown-grace", "1",
+                "--shutdown-grace", "1", *self.extra,
             ],
             env=env,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL if self.log is None else self.log.open("ab"),
         )  # fmt: skip
         self.processes.append(serve)
 

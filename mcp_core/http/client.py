@@ -593,6 +593,10 @@ class HttpClientEndpoint:
         """A request of our session got 404: replace the session."""
         return self._fallbacks.session_lost(exchange)
 
+    def handshake_lost(self, exchange: HttpExchange) -> list[ClientAction]:
+        """notifications/initialized got 404: open the session again, once."""
+        return self._fallbacks.handshake_lost(exchange)
+
     def fall_back(self, exchange: HttpExchange) -> list[ClientAction]:
         """initialize was refused as an older server would: try HTTP+SSE."""
         return self._fallbacks.fall_back(exchange)

@@ -131,6 +131,10 @@ class AnswerReader:
         if message.method != "notifications/initialized":
             return []
         status = exchange.status or 0
+        if status == 404 and exchange.session_id is not None:
+            # The server ended the session before the handshake finished (a
+            # server at its session cap, say): start again, once.
+            return self._host.handshake_lost(exchange)
         if (
             self._host.transport == "streamable"
             and self._config.standalone_stream

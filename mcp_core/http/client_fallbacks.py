@@ -10,7 +10,10 @@
 # session above never notices; state the server kept for the old session (log
 # level, subscriptions) is gone, as the new session id says. A second 404 for the
 # same request, a refused initialize, or another protocol version ends the
-# connection.
+# connection. A 404 to notifications/initialized (the session ended
+# mid-handshake, by a server at its session cap) starts the handshake again the
+# same way, once per endpoint; after that, such a 404 lets what waits go, and
+# the next request finds the session gone.
 #
 # Headers the server did not expect (2026-07-28 basic/transports/streamable-http.mdx
 # "Client Behavior"): a tools/call refused with HeaderMismatch (-32020), perhaps
@@ -102,6 +105,7 @@ class FallbackPlanner:
         self.initialize: tuple[Message, bytes] | None = None
         self.initialized: tuple[Message, bytes] | None = None
         self._retried: set[RequestId] = set()
+        self._handshake_retried = False
         self._refused_status: int | None = None
         self._listings: dict[RequestId, Relisting] = {}
         self._relisted: set[RequestId] = set()
@@ -140,6 +144,21 @@ class FallbackPlanner:
         self._state.gate = "reopen"
         message, body = self.initialize
         return [*actions, self._host.post(message, body, session=False, kind=Kind.REOPEN)]
+
+    def handshake_lost(self, exchange: HttpExchange) -> list[ClientAction]:
+        """notifications/initialized got 404: the same initialize again, with
+        no session id (what waits stays held until the new handshake ends)."""
+        if (
+            self._handshake_retried
+            or self.initialize is None
+            or exchange.session_id != self._host.session_id
+        ):
+            return self._host.release()
+        self._handshake_retried = True
+        self._host.session_id = None
+        self._state.gate = "reopen"
+        message, body = self.initialize
+        return [self._host.post(message, body, session=False, kind=Kind.REOPEN)]
 
     def reopen_head(self, exchange: HttpExchange, headers: dict[str, str]) -> list[ClientAction]:
         """The head of the answer to the new initialize."""

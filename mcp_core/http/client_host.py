@@ -76,6 +76,10 @@ class ClientHost(Protocol):
         """A request of our session got 404."""
         ...
 
+    def handshake_lost(self, exchange: HttpExchange) -> list[ClientAction]:
+        """notifications/initialized got 404: the session ended mid-handshake."""
+        ...
+
     def fall_back(self, exchange: HttpExchange) -> list[ClientAction]:
         """initialize was refused as an older server would: try HTTP+SSE."""
         ...

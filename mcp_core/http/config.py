@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from .forwarded import check_trusted
 from .headers import LOOPBACK_HOSTS, LOOPBACK_ORIGINS
 from .sessions import DEFAULT_MAX_STORED_BYTES, DEFAULT_MAX_STORED_EVENTS
 
@@ -57,16 +58,30 @@ class HttpServerConfig:
             framing each) gets 431 (RFC 6585 section 5).
         max_headers: more header fields than this get 431 too.
         max_sessions: sessions at once (streamable and HTTP+SSE together). An
-            initialize beyond it first makes room: a session that never finished
-            its handshake (oldest first), else the longest-idle session with no
-            stream open, is ended; only when every session is busy does it get
-            503 (an SSE connection beyond gets 503).
+            initialize beyond it first makes room by ending a session with no
+            stream open, taken from whoever holds the most sessions (principal,
+            or address without one), never from someone holding fewer than the
+            newcomer: a handshake older than ``handshake_grace`` (oldest
+            first), else the longest-idle session, and a handshake within its
+            grace only when nothing else can go. So a flood from one address
+            ends its own sessions, not others'. When nothing can go, 503 (an
+            SSE connection beyond gets 503).
         max_sessions_per_principal: sessions one authenticated principal may
             hold; its initialize beyond ends its own longest-idle session, or
             gets 429 when all of them are busy. None: no quota.
         max_sessions_per_address: the same quota for the sessions opened
             without a principal, per client address (as the adapter reports
-            it). Off by default: clients behind one proxy or NAT share an address.
+            it, or as a trusted proxy forwards it). Off by default: clients
+            behind one proxy or NAT share an address.
+        trusted_proxies: addresses or networks (``"10.0.0.0/8"``) of reverse
+            proxies or load balancers whose ``Forwarded`` (RFC 7239) or
+            ``X-Forwarded-For`` names the client, for the fair eviction of
+            ``max_sessions`` and the quota per address. Empty (the default):
+            the connection's address counts, as anyone can send those headers.
+            Behind a balancer, name it here, or every client is one holder.
+        handshake_grace: seconds a new session keeps its place while its
+            client completes the handshake (one round trip, slow under load):
+            within them, newcomers making room end other sessions first.
         handshake_timeout: seconds a session may stay without completing its
             handshake (``notifications/initialized``) before it is ended: a flood
             of initialize requests alone cannot hold the session table.
@@ -119,6 +134,8 @@ class HttpServerConfig:
     max_sessions: int = 1000
     max_sessions_per_principal: int | None = None
     max_sessions_per_address: int | None = None
+    trusted_proxies: tuple[str, ...] = ()
+    handshake_grace: float = 10.0
     handshake_timeout: float = 30.0
     max_requests_in_flight: int = DEFAULT_MAX_REQUESTS_IN_FLIGHT
     session_idle_timeout: float = 1800.0
@@ -133,3 +150,8 @@ class HttpServerConfig:
     sse_messages_path: str = "/messages"
     health_path: str | None = "/healthz"
     ready_path: str | None = "/readyz"
+
+    def __post_init__(self) -> None:
+        # A bad trusted proxy is the operator's mistake: said at start, not
+        # found by the first request.
+        check_trusted(self.trusted_proxies)

@@ -42,9 +42,10 @@ from .decisions import (
     Reply,
     refuse,
 )
+from .forwarded import client_address
 from .legacy_sse import HttpSseRules
 from .routing import STANDALONE_STREAM
-from .sessions import EventStore, HttpSession
+from .sessions import EventStore, HttpSession, holder, pick_victim
 
 __all__ = ["LegacyRules"]
 
@@ -141,10 +142,11 @@ class LegacyRules:
             and message.method == "initialize"
             and "mcp-session-id" not in request.headers
         ):
-            full = self._make_room(principal, request.client)
+            address = client_address(request.client, request.headers, self.config.trusted_proxies)
+            full = self._make_room(principal, address, now)
             if full is not None:
                 return full
-            session = self._mint(now, principal, request.client)
+            session = self._mint(now, principal, address)
             created = True
         else:
             found = self._session_of(request, now, principal)
@@ -251,7 +253,7 @@ class LegacyRules:
             headers=(("retry-after", "1"), *headers),
         )
 
-    def _make_room(self, principal: str | None, address: str | None) -> Reply | None:
+    def _make_room(self, principal: str | None, address: str | None, now: float) -> Reply | None:
         # A new session is about to be minted: keep within the quota of its
         # principal (or, without one, of its address) and the table's size by
         # ending idle sessions, or refuse.
@@ -266,22 +268,29 @@ class LegacyRules:
                 for s in self.sessions.values()
                 if s.principal == principal and (principal is not None or s.address == address)
             ]
-            if len(own) >= quota and not self._evict(own):
+            if len(own) >= quota and not self._evict(own, principal, address, now):
                 return refuse(
                     429, f"{who} holds {quota} sessions already", headers=(("retry-after", "5"),)
                 )
         full = len(self.sessions) + len(self.sse.sessions) >= self.config.max_sessions
-        if full and not self._evict(list(self.sessions.values())):
+        if full and not self._evict(list(self.sessions.values()), principal, address, now):
             return refuse(503, "too many sessions", headers=(("retry-after", "5"),))
         return None
 
-    def _evict(self, candidates: list[HttpSession]) -> bool:
-        # Ends one session with no stream open: one that never completed its
-        # handshake (oldest first), else the longest idle. False if all are busy.
-        idle = [s for s in candidates if s.attached == 0]
-        if not idle:
+    def _evict(
+        self, candidates: list[HttpSession], principal: str | None, address: str | None, now: float
+    ) -> bool:
+        # Ends one session with no stream open, of the largest holder (see
+        # `pick_victim`). False if all are busy.
+        victim = pick_victim(
+            candidates,
+            holder(principal, address),
+            now=now,
+            grace=min(self.config.handshake_grace, self.config.handshake_timeout),
+            ready=handshaken,
+        )
+        if victim is None:
             return False
-        victim = min(idle, key=lambda s: (handshaken(s), s.last_seen, s.created))
         del self.sessions[victim.id]
         self._evicted.append(victim.id)
         return True

@@ -19,7 +19,8 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable
 from typing import Any, Final, Protocol
 
 from .routing import STANDALONE_STREAM, StreamRouter
@@ -31,6 +32,8 @@ __all__ = [
     "EventStore",
     "MemoryEventStore",
     "HttpSession",
+    "holder",
+    "pick_victim",
 ]
 
 DEFAULT_MAX_STORED_EVENTS: Final = 256
@@ -199,3 +202,55 @@ class HttpSession:
         """A stream id not used before in this session (never the standalone one)."""
         self._next_stream += 1
         return f"{self.stream_prefix}{self._next_stream}"
+
+
+def holder(principal: str | None, address: str | None) -> tuple[str, str | None]:
+    """Who holds a session, for fair eviction: its principal, or without one the
+    client address it came from (None: unknown, one holder for all of them)."""
+    return ("principal", principal) if principal is not None else ("address", address)
+
+
+def pick_victim(
+    candidates: Iterable[HttpSession],
+    newcomer: tuple[str, str | None],
+    *,
+    now: float,
+    grace: float,
+    ready: Callable[[HttpSession], bool],
+) -> HttpSession | None:
+    """The session to end so that ``newcomer`` (a `holder`) gets one, or None.
+
+    Only sessions with no stream open are ended, of a holder that holds at
+    least as many as the newcomer (its own counted with the one it asks for).
+    Among them, from the holder with the most sessions, so that one address or
+    principal that opens session after session ends its own before anyone
+    else's; then, within that holder: a handshake
+    older than ``grace`` seconds (oldest first), else the longest-idle session
+    that finished its handshake, and only as a last resort a handshake still
+    within its grace (so newcomers do not end each other mid-handshake while
+    anything else can go). ``ready`` says whether a session finished its
+    handshake.
+    """
+    pool = list(candidates)
+    counts = Counter(holder(s.principal, s.address) for s in pool)
+    counts[newcomer] += 1
+    # Never from a holder smaller than the newcomer's: one that holds many
+    # busy sessions cannot end the idle one of someone who holds fewer.
+    idle = [
+        s
+        for s in pool
+        if s.attached == 0 and counts[holder(s.principal, s.address)] >= counts[newcomer]
+    ]
+    if not idle:
+        return None
+    largest = max(counts[holder(s.principal, s.address)] for s in idle)
+    mine = [s for s in idle if counts[holder(s.principal, s.address)] == largest]
+
+    def rank(session: HttpSession) -> tuple[int, float, float]:
+        if ready(session):
+            return (1, session.last_seen, session.created)
+        if now - session.created >= grace:
+            return (0, session.created, session.last_seen)
+        return (2, session.created, session.last_seen)
+
+    return min(mine, key=rank)

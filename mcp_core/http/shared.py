@@ -322,5 +322,10 @@ class Bus(Protocol):
         ...
 
     def listen(self, topic: str) -> AbstractAsyncContextManager[AsyncIterator[bytes]]:
-        """Listen on ``topic``: entered, the messages published from then on."""
+        """Listen on ``topic``: entered, the messages published from then on.
+
+        A listener that may have missed messages (its connection to a shared
+        bus was lost) must end, with an error or not, never go on silently: its
+        owner listens anew and tells its clients what may have been missed.
+        """
         ...

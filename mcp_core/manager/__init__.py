@@ -3,7 +3,8 @@
 - `config`: `ServerConfig`, one server (URL or command, transport, headers, auth,
   reconnection, timeouts), and `parse_servers`, the ``mcpServers`` JSON of
   desktop clients;
-- `backoff`: `Backoff` and `Retries`, when to try a lost server again;
+- `backoff`: `Backoff`, `Retries` and `Restarts`, when to try a lost server (or a
+  dead worker process) again;
 - `names`: ``server.tool`` names, safe mode, collisions (`assign_names`);
 - `catalog`: `Catalog`, each server's listings cached (list changes, reconnects,
   2026-07-28 ``ttlMs``) and their union;
@@ -15,7 +16,7 @@
 The manager that runs them on anyio is `transports.manager`.
 """
 
-from .backoff import DEFAULT_BACKOFF, Backoff, Retries
+from .backoff import DEFAULT_BACKOFF, Backoff, Restarts, Retries
 from .catalog import KINDS, Catalog, Entry, Kind, changed_kind, ttl_of
 from .config import (
     TRANSPORTS,
@@ -56,6 +57,7 @@ __all__ = [
     "NoAuth",
     "OAuthAuth",
     "Question",
+    "Restarts",
     "Retries",
     "ServerConfig",
     "ServersRead",

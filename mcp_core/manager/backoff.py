@@ -5,6 +5,9 @@ a random fraction (``jitter``) so that many clients of one restarted server do n
 come back at the same instant. The random source is the caller's, so a test can fix
 it; nothing here sleeps. `Retries` counts the attempts of one connection: success
 resets it, and past ``max_attempts`` it gives up until a manual reconnect resets it.
+`Restarts` applies the same schedule to a worker process that exited: a run
+longer than ``min_uptime`` counts as a success, so only a worker that dies at
+once, again and again, is given up.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_BACKOFF", "Backoff", "Retries"]
+__all__ = ["DEFAULT_BACKOFF", "Backoff", "Restarts", "Retries"]
 
 
 @dataclass(frozen=True)
@@ -85,3 +88,47 @@ class Retries:
     def reset(self) -> None:
         """The connection succeeded, or a person asked for a reconnect: start over."""
         self.attempts = 0
+
+
+class Restarts:
+    """When to start a worker process again after it exited.
+
+    Args:
+        backoff: the schedule; its ``max_attempts`` is how many exits in a row
+            within ``min_uptime`` of starting are restarted (the default: 1, 2,
+            4, 8, 16 seconds, then no more).
+        min_uptime: seconds of running after which an exit starts the count
+            and the schedule over (a worker that served a while and was
+            killed is restarted after ``backoff.initial``). 30 s: a worker
+            that fails as it starts is seldom slower to fail, even on a
+            loaded machine (supervisord's ``startsecs`` is the same idea).
+        random: a number in [0, 1), for the jitter.
+    """
+
+    def __init__(
+        self,
+        backoff: Backoff = DEFAULT_BACKOFF,
+        *,
+        min_uptime: float = 30.0,
+        random: Callable[[], float],
+    ) -> None:
+        if min_uptime < 0:
+            raise ValueError("min_uptime must not be negative")
+        self.min_uptime = min_uptime
+        self._retries = Retries(backoff, random)
+
+    @property
+    def quick_exits(self) -> int:
+        """Exits in a row within ``min_uptime`` of starting (the last included)."""
+        return self._retries.attempts
+
+    def exited(self, uptime: float) -> float | None:
+        """The worker exited after running ``uptime`` seconds.
+
+        Returns:
+            Seconds to wait before starting it again, or None: it died at once
+            too many times in a row; leave it down.
+        """
+        if uptime >= self.min_uptime:
+            self._retries.reset()
+        return self._retries.next_delay()

@@ -706,6 +706,16 @@ class Registry:
         for watcher in list(self._watchers.values()):
             watcher(method, params)
 
+    def relay_missed(self) -> None:
+        """The replicas' bus was out of reach for a while: changes made on other
+        replicas meanwhile may never come. Every watcher here gets one
+        list-changed notification per list (tools, resources, prompts), so that
+        clients list again (2025-11-25 server/tools.mdx "List Changed
+        Notification"; sessions send only what they declared); nothing is
+        recorded."""
+        for method in _LIST_CHANGED.values():
+            self.relay(method)
+
     def take_list_changes(self) -> list[str]:
         """Pending list-changed notification methods, oldest first; clears them.
 

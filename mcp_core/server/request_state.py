@@ -9,10 +9,10 @@
 #
 # Token layout, before unpadded base64url (RFC 4648 section 5):
 #
-#     version (1) | nonce (16) | expiry (8, IEEE 754 double, big-endian) | payload
-#     | core tag (16) | request tag (16) | principal tag (16)
+#     version (1) | nonce (16) | expiry (8, IEEE 754 double, big-endian)
+#     | epoch (16) | payload | core tag (16) | request tag (16) | principal tag (16)
 #
-# * core tag      = HMAC-SHA256(k_core, version | nonce | expiry | payload)
+# * core tag      = HMAC-SHA256(k_core, version | nonce | expiry | epoch | payload)
 # * request tag   = HMAC-SHA256(k_request, core tag | request binding)
 # * principal tag = HMAC-SHA256(k_principal, core tag | 0x00)          (no principal)
 #                   HMAC-SHA256(k_principal, core tag | 0x01 | principal)
@@ -27,6 +27,18 @@
 # Why HMAC and not AEAD: mcp_core uses only the standard library, which has no AEAD
 # cipher. The payload is therefore integrity-protected but readable by the client;
 # a server that needs confidentiality encrypts the payload before sealing it.
+#
+# Epoch: single use is only as good as the memory of the store that records used
+# nonces. A store that loses that memory (a Redis restarted empty, a process
+# restarted with the same key) would accept every state sealed before as new. So
+# the shared store (`OnceStore`) names its memory with a random epoch, renewed
+# while states live, the caller seals the current epoch into each state, and a
+# claim refuses a state whose epoch is not the store's current one: after a loss,
+# every state sealed before it is refused ("store restarted"), and the client
+# starts its request over (fail closed). The epoch comes from the store; nothing
+# here does I/O. The in-process `ReplayGuard` seals no epoch (`NO_EPOCH`): its
+# memory is the process's, and replicas that share only a key still open each
+# other's states.
 #
 # Time: `now` is wall-clock seconds (time.time()) supplied by the caller, because a
 # token may outlive the process that sealed it or travel between replicas. A token
@@ -50,6 +62,8 @@ from urllib.parse import quote
 from ..wire.errors import INVALID_PARAMS
 
 __all__ = [
+    "EPOCH_SIZE",
+    "NO_EPOCH",
     "MemoryOnceStore",
     "OnceStore",
     "ReplayGuard",
@@ -57,14 +71,20 @@ __all__ = [
     "StateRejected",
     "StateSealer",
     "Verified",
+    "new_epoch",
     "request_binding",
 ]
 
-_VERSION = 1
+_VERSION = 2  # 1 had no epoch; its tokens are refused as malformed
 _NONCE_SIZE = 16  # 128 random bits: collisions are negligible, so a nonce names a token
+EPOCH_SIZE = 16
+"""Bytes of a store's epoch (random, as a nonce)."""
+NO_EPOCH = bytes(EPOCH_SIZE)
+"""The epoch sealed by a sealer that has no store to enforce single use."""
 _TAG_SIZE = 16  # HMAC-SHA256 truncated to 128 bits (RFC 4868 section 2.6)
 _EXPIRY = struct.Struct(">d")
-_HEADER_SIZE = 1 + _NONCE_SIZE + _EXPIRY.size
+_EPOCH_AT = 1 + _NONCE_SIZE + _EXPIRY.size
+_HEADER_SIZE = _EPOCH_AT + EPOCH_SIZE
 _MIN_SIZE = _HEADER_SIZE + 3 * _TAG_SIZE
 _MIN_KEY_SIZE = 32  # as long as the HMAC-SHA256 output (RFC 2104 section 3)
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_-]*")
@@ -87,7 +107,9 @@ class StateRejected(Exception):
             "bad signature" (altered, or sealed with a key we no longer hold),
             "wrong request" (sealed for a different request binding),
             "wrong principal" (sealed for a different principal), "expired",
-            "replayed" (already opened through the replay guard) or
+            "replayed" (already opened through the replay guard),
+            "store restarted" (sealed before the single-use store lost its
+            memory, so its use cannot be checked) or
             "replay guard full" (the guard refused to track more tokens).
         code: the JSON-RPC error code to reply with.
     """
@@ -97,6 +119,11 @@ class StateRejected(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(f"requestState rejected: {reason}")
         self.reason = reason
+
+
+def new_epoch() -> bytes:
+    """A fresh random epoch, for a store that starts with an empty memory."""
+    return secrets.token_bytes(EPOCH_SIZE)
 
 
 class ReplayStore(Protocol):
@@ -117,14 +144,26 @@ class OnceStore(Protocol):
     """Single use over shared storage (several replicas): the asynchronous
     counterpart of `ReplayStore`, for a store that needs a network round trip.
 
-    The sealer never calls it: `StateSealer.verify` checks a token and returns its
-    nonce and expiry, and the caller awaits `claim` with them (the core decides
-    what to claim, the adapter does the I/O). A Redis backend is one ``SET key 1
-    NX PX ttl``.
+    The sealer never calls it: the caller awaits `current_epoch` and seals it into the
+    state (``StateSealer.seal(epoch=...)``); `StateSealer.verify` checks a token
+    and returns its nonce, expiry and epoch, and the caller awaits `claim` with
+    them (the core decides what to claim, the adapter does the I/O). A Redis
+    backend is one script: compare the epoch key, then ``SET key 1 NX PX ttl``.
     """
 
-    async def claim(self, nonce: bytes, expiry: float, *, now: float) -> bool:
-        """Record ``nonce`` as used until ``expiry``; False if it already was."""
+    async def current_epoch(self, *, ttl: float) -> bytes:
+        """The store's current epoch (`EPOCH_SIZE` bytes), kept at least
+        ``ttl`` seconds more: a store that has none (it started empty, or lost
+        its memory) takes a new random one."""
+        ...
+
+    async def claim(self, nonce: bytes, expiry: float, *, now: float, epoch: bytes) -> bool:
+        """Record ``nonce`` as used until ``expiry``; False if it already was.
+
+        Raises:
+            StateRejected: "store restarted": ``epoch`` is not the store's
+                current epoch (nothing is recorded).
+        """
         ...
 
 
@@ -134,6 +173,7 @@ class Verified(NamedTuple):
     payload: bytes
     nonce: bytes
     expiry: float
+    epoch: bytes
 
 
 class ReplayGuard:
@@ -188,11 +228,21 @@ class ReplayGuard:
 
 class MemoryOnceStore(ReplayGuard):
     """A `ReplayGuard` with the `OnceStore` interface (one process), for code
-    written against the shared interface."""
+    written against the shared interface. Its epoch is new in each store."""
 
-    __slots__ = ()
+    __slots__ = ("epoch",)
 
-    async def claim(self, nonce: bytes, expiry: float, *, now: float) -> bool:
+    def __init__(self, max_entries: int = 100_000) -> None:
+        super().__init__(max_entries)
+        #: Names this store's memory (see `OnceStore.current_epoch`).
+        self.epoch = new_epoch()
+
+    async def current_epoch(self, *, ttl: float) -> bytes:
+        return self.epoch
+
+    async def claim(self, nonce: bytes, expiry: float, *, now: float, epoch: bytes) -> bool:
+        if epoch != self.epoch:
+            raise StateRejected("store restarted")
         return self.consume(nonce, expiry, now=now)
 
 
@@ -294,6 +344,7 @@ class StateSealer:
         now: float,
         request_binding: str,
         principal: str | None = None,
+        epoch: bytes | None = None,
     ) -> str:
         """Seal ``payload`` for one request and principal.
 
@@ -304,17 +355,26 @@ class StateSealer:
             request_binding: from `request_binding`; `open` must get the same.
             principal: the authenticated principal, or None when there is none;
                 `open` must get the same.
+            epoch: the current epoch of the `OnceStore` that will claim the
+                state (`OnceStore.current_epoch`); None seals `NO_EPOCH`, for a
+                state opened with `open` (the in-process replay guard, whose
+                memory is the process's: no epoch to compare).
 
         Returns:
             A URL-safe ASCII token (unpadded base64url) for ``requestState``.
 
         Raises:
-            ValueError: ``now`` is not finite.
+            ValueError: ``now`` is not finite, or ``epoch`` is not `EPOCH_SIZE`
+                bytes.
         """
         _check_now(now)
+        if epoch is None:
+            epoch = NO_EPOCH
+        if len(epoch) != EPOCH_SIZE:
+            raise ValueError(f"an epoch is {EPOCH_SIZE} bytes, not {len(epoch)}")
         core_key, request_key, principal_key = self._keys[0]
         header = bytes([_VERSION]) + secrets.token_bytes(_NONCE_SIZE)
-        body = header + _EXPIRY.pack(now + self._ttl) + bytes(payload)
+        body = header + _EXPIRY.pack(now + self._ttl) + bytes(epoch) + bytes(payload)
         core = _tag(core_key, body)
         sealed = (
             body
@@ -333,7 +393,8 @@ class StateSealer:
         principal: str | None = None,
     ) -> Verified:
         """Every check of `open` but single use: the caller claims the returned
-        nonce in its own (shared, asynchronous) `OnceStore`, until the expiry.
+        nonce in its own (shared, asynchronous) `OnceStore`, until the expiry,
+        under the returned epoch.
 
         Raises:
             StateRejected: as `open`, never "replayed".
@@ -356,7 +417,9 @@ class StateSealer:
         (expiry,) = _EXPIRY.unpack_from(body, 1 + _NONCE_SIZE)
         if now >= expiry:
             raise StateRejected("expired")
-        return Verified(body[_HEADER_SIZE:], body[1 : 1 + _NONCE_SIZE], expiry)
+        return Verified(
+            body[_HEADER_SIZE:], body[1 : 1 + _NONCE_SIZE], expiry, body[_EPOCH_AT:_HEADER_SIZE]
+        )
 
     def open(
         self,
@@ -370,8 +433,8 @@ class StateSealer:
 
         Checks, in order: the token's form, the signature (with the current key,
         then each old key), the request binding, the principal, the expiry, and
-        finally the replay guard, so a token is only consumed once it is otherwise
-        valid.
+        finally the replay guard, so a token is only
+        consumed once it is otherwise valid.
 
         Args:
             token: the ``requestState`` the client sent back; any value is safe.

@@ -116,11 +116,20 @@ class RoundTrips(Registry):
             payload = msgspec.json.encode(
                 _State(answers=answers, pending=pending, kept=kept, round=state.round + 1)
             )
+            # Sealed under the shared store's epoch, so that a store that
+            # forgets its claims refuses the state (request_state.py, "Epoch").
+            epoch = None
+            if self._once is not None:
+                epoch = await self._once.current_epoch(ttl=self._sealer.ttl)
             return InputRequiredResult(
                 result_type="input_required",
                 input_requests=asked.requests,
                 request_state=self._sealer.seal(
-                    payload, now=ctx.now, request_binding=binding, principal=ctx.principal
+                    payload,
+                    now=ctx.now,
+                    request_binding=binding,
+                    principal=ctx.principal,
+                    epoch=epoch,
                 ),
             )
         finally:
@@ -139,7 +148,9 @@ class RoundTrips(Registry):
                     token, now=ctx.now, request_binding=binding, principal=ctx.principal
                 )
                 # Claimed only once otherwise valid, as the sealer's own guard.
-                if not await self._once.claim(verified.nonce, verified.expiry, now=ctx.now):
+                if not await self._once.claim(
+                    verified.nonce, verified.expiry, now=ctx.now, epoch=verified.epoch
+                ):
                     raise StateRejected("replayed")
                 payload = verified.payload
         except StateRejected as exc:

@@ -223,6 +223,14 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         "finish (default 10); a second signal stops at once",
     )
     parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        metavar="ADDRESS",
+        help="HTTP: a reverse proxy or load balancer (address or network, repeatable) "
+        "whose Forwarded or X-Forwarded-For header names the client, so that sessions "
+        "are counted per client behind it (see docs/limits.md)",
+    )
+    parser.add_argument(
         "--redis",
         metavar="URL",
         help="HTTP: keep shared state (sessions, events, tasks, single-use requestState) "
@@ -235,6 +243,14 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="HTTP, with --redis: run N worker processes on PORT, PORT+1, ... "
         "(put a load balancer in front: examples/redis/haproxy.cfg)",
+    )
+    parser.add_argument(
+        "--restart-delay",
+        type=float,
+        metavar="SECONDS",
+        help="with --workers: seconds before a worker that exited is started again "
+        "(default 1; doubled, up to 16 times, while it keeps dying within 30 s of "
+        "starting; after 5 such exits in a row it stays down)",
     )
     parser.add_argument(
         "--reload",
@@ -255,7 +271,15 @@ def _run_serve(args: argparse.Namespace) -> int:
         return _serve_http(args)
     http_only = [
         f"--{name.replace('_', '-')}"
-        for name in ("host", "port", "path", "allowed_host", "shutdown_grace", "auth_jwks")
+        for name in (
+            "host",
+            "port",
+            "path",
+            "allowed_host",
+            "shutdown_grace",
+            "auth_jwks",
+            "trusted_proxy",
+        )
         if getattr(args, name) is not None
     ]
     if args.any_host:
@@ -308,7 +332,9 @@ def _serve_http(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers > 1:
         from .workers import run_workers, without
 
-        return run_workers(without(args.arguments, "--workers", "--port"), args.workers, port)
+        arguments = without(args.arguments, "--workers", "--port", "--restart-delay")
+        delay = 1.0 if args.restart_delay is None else args.restart_delay
+        return run_workers(arguments, args.workers, port, restart_delay=delay)
     status, target = _load(args.target, args.verbose)
     if target is None:
         return status
@@ -332,6 +358,22 @@ def _serve_http(args: argparse.Namespace) -> int:
             _error(f"--shutdown-grace must be 0 or more seconds, got {args.shutdown_grace}")
             return 2
         options["shutdown_grace"] = args.shutdown_grace
+    if args.trusted_proxy:
+        from ..http.server import default_config
+
+        hosts = (
+            {"allowed_hosts": options.pop("allowed_hosts")} if "allowed_hosts" in options else {}
+        )
+        try:
+            options["config"] = default_config(
+                args.host or "127.0.0.1", path, trusted_proxies=tuple(args.trusted_proxy), **hosts
+            )
+        except UnsafeBindError as exc:
+            _error(str(exc))
+            return 2
+        except ValueError as exc:
+            _error(f"--trusted-proxy: {exc}")
+            return 2
     try:
         options["authenticate"] = bearer_auth(args, args.host or "127.0.0.1", port, path)
     except ValueError as exc:

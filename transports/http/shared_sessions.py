@@ -152,6 +152,13 @@ class Relay:
     (`Server.relay`), which send it where their clients asked for it. A session
     ended by DELETE on another worker is ended here too, and so is the work of
     a task cancelled on another worker (`TaskEngine.stop_elsewhere`).
+
+    While the bus is out of reach (Redis down), messages for it wait in a queue
+    of 1000 (beyond, they are dropped at once) and are published in order, each
+    within the connection's timeout or dropped, with a warning. The messages
+    other workers published meanwhile are lost to this one; so, once it listens
+    again, every stream open here is told that each list may have changed
+    (`Server.relay_missed`), whatever was dropped on either side.
     """
 
     CHANGES = "changes"
@@ -212,7 +219,7 @@ class Relay:
         unwatch = self.server.watch(self._changed)
         engine = self.server.tasks.engine
         engine.stop_elsewhere = self._stop_elsewhere
-        started = False
+        started = lost = False
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._send)
@@ -228,12 +235,18 @@ class Relay:
                             if not started:
                                 started = True
                                 task_status.started()
+                            if lost:
+                                # Listening again: what was published while
+                                # this worker was not is lost; say so.
+                                lost = False
+                                self._missed()
                             inner.start_soon(self._until_done, inner, self._take_changes(changes))
                             inner.start_soon(self._until_done, inner, self._take_ended(ended))
                             inner.start_soon(self._until_done, inner, self._take_replies(replies))
                             inner.start_soon(self._until_done, inner, self._take_stops(stops))
                     except Exception as exc:
                         log.warning("the bus to other workers failed (%r); again in 1 s", exc)
+                    lost = True
                     if not started:
                         started = True
                         task_status.started()
@@ -241,6 +254,13 @@ class Relay:
         finally:
             unwatch()
             engine.stop_elsewhere = None
+
+    def _missed(self) -> None:
+        self._relaying = True
+        try:
+            self.server.relay_missed()
+        finally:
+            self._relaying = False
 
     @staticmethod
     async def _until_done(group: TaskGroup, work: Awaitable[None]) -> None:

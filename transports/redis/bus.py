@@ -4,12 +4,20 @@ A topic is a channel under the connection's prefix. Pub/sub keeps nothing (no
 key, so nothing to expire): a message reaches the workers listening when it is
 published, which is what list changes, resource updates and routed replies need
 (what must survive is in the event log or the task store).
+
+A listener whose connection is lost ends with an error rather than being
+subscribed again behind its back (coredis's default): what was published
+meanwhile is lost to it, and only its owner can say so to its clients (the HTTP
+relay listens anew and tells every open stream that the lists may have
+changed).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+
+from coredis.retry import NoRetryPolicy
 
 from .connection import RedisConnection
 
@@ -32,7 +40,8 @@ class RedisBus:
     @contextlib.asynccontextmanager
     async def listen(self, topic: str) -> AsyncIterator[AsyncIterator[bytes]]:
         channel = self._channel(topic).encode()
-        async with self.connection.client.pubsub(channels=[channel]) as pubsub:
+        pubsub = self.connection.client.pubsub(channels=[channel], retry_policy=NoRetryPolicy())
+        async with pubsub:
             # Subscribed once the confirmation is read: from then on nothing
             # published is missed.
             async for first in pubsub:

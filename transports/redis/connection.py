@@ -112,6 +112,12 @@ class RedisConnection:
         )
         return bool(done)
 
+    async def set_default(self, key: str, value: bytes, ttl_ms: int) -> bytes:
+        """Set ``key`` to ``value`` unless it has a value, renew it for
+        ``ttl_ms`` and return its value: one round trip."""
+        found = await self.script(_SET_DEFAULT, [key], [value, max(1, ttl_ms)])
+        return bytes(found)
+
     @contextlib.asynccontextmanager
     async def opened(self) -> AsyncIterator[RedisConnection]:
         """The same as ``async with self``, for an exit stack."""
@@ -133,7 +139,7 @@ async def check_fingerprint(connection: RedisConnection, fingerprint: str, ttl: 
     """
     key = f"{connection.prefix}:state-key"
     ttl_ms = max(1, int(ttl * 1000))
-    found = await connection.script(_FINGERPRINT, [key], [fingerprint.encode(), ttl_ms])
+    found = await connection.set_default(key, fingerprint.encode(), ttl_ms)
     if found != fingerprint.encode():
         raise RuntimeError(
             "this worker's requestState key differs from the one the other workers use "
@@ -143,7 +149,7 @@ async def check_fingerprint(connection: RedisConnection, fingerprint: str, ttl: 
 
 
 # SET NX, then renew and return what is there: one round trip.
-_FINGERPRINT = """
+_SET_DEFAULT = """
 redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return redis.call('GET', KEYS[1])

@@ -237,3 +237,27 @@ def test_http_sse_ignores_what_comes_before_and_after_the_endpoint() -> None:
     assert wire.last().url == "http://h:1/a"
     wire.apply(wire.ep.receive_failure(connect.exchange, "the connection broke"))
     assert "the connection broke" in wire.closed[0]
+
+
+def test_a_session_ended_mid_handshake_is_opened_again_once() -> None:
+    # A server at its session cap may end a session between initialize and
+    # notifications/initialized: the client starts the handshake again, once,
+    # holding what it was asked to send meanwhile.
+    wire = Wire()
+    (post,) = wire.send(initialize())
+    ok = result(0, {"protocolVersion": "2025-11-25"})
+    wire.answer(post, 200, (*JSON, ("mcp-session-id", "s1")), ok)
+    (posted,) = wire.send(INITIALIZED)
+    (reopen,) = [s for s in wire.answer(posted, 404, (), b"") if s.__class__.__name__ == "SendHttp"]
+    assert json.loads(reopen.body) == json.loads(post.body)
+    assert header(reopen, "mcp-session-id") is None
+    assert wire.send(call(id=3)) == []  # held meanwhile
+    wire.answer(reopen, 200, (*JSON, ("mcp-session-id", "s2")), ok)
+    again = wire.last()
+    assert json.loads(again.body)["method"] == "notifications/initialized"
+    assert header(again, "mcp-session-id") == "s2"
+    # Once only: a second 404 mid-handshake lets the call go (and find out).
+    wire.answer(again, 404, (), b"")
+    sent = wire.last()
+    assert json.loads(sent.body)["id"] == 3 and header(sent, "mcp-session-id") == "s2"
+    assert wire.failed == {} and wire.closed == []

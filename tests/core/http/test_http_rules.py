@@ -269,12 +269,13 @@ def test_the_sessions_cap_refuses_initialize_with_503_when_every_session_is_busy
 
 def test_at_the_cap_a_half_open_session_makes_room_first() -> None:
     # A flood of initialize requests never sends notifications/initialized: such
-    # sessions go before a client's finished, idle one.
+    # sessions, once past the handshake grace (10 s), go before a client's
+    # finished, idle one.
     endpoint = HttpEndpoint(HttpServerConfig(max_sessions=2))
     ready = open_session(endpoint)
     endpoint.sessions[ready].protocol.state = SessionState.READY
     half_open = open_session(endpoint)
-    newest = endpoint.receive(request(), INITIALIZE, 5.0)
+    newest = endpoint.receive(request(), INITIALIZE, 10.0)
     assert isinstance(newest, Dispatch) and newest.created
     assert endpoint.take_evicted() == [half_open]
     assert endpoint.take_evicted() == []

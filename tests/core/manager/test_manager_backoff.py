@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_core.manager import DEFAULT_BACKOFF, Backoff, Retries
+from mcp_core.manager import DEFAULT_BACKOFF, Backoff, Restarts, Retries
 
 
 def fixed(value: float):  # type: ignore[no-untyped-def]
@@ -56,3 +56,18 @@ def test_no_retries_at_all() -> None:
 def test_impossible_schedules_are_refused(options: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         Backoff(**options)  # type: ignore[arg-type]
+
+
+def test_a_worker_that_dies_at_once_is_restarted_with_backoff_then_left_down() -> None:
+    restarts = Restarts(Backoff(jitter=0.0), min_uptime=30.0, random=lambda: 0.5)
+    assert [restarts.exited(1.0) for _ in range(6)] == [1.0, 2.0, 4.0, 8.0, 16.0, None]
+    assert restarts.quick_exits == 5
+
+
+def test_a_worker_that_ran_a_while_starts_the_schedule_over() -> None:
+    restarts = Restarts(Backoff(jitter=0.0), min_uptime=30.0, random=lambda: 0.5)
+    assert restarts.exited(1.0) == 1.0 and restarts.exited(1.0) == 2.0
+    assert restarts.exited(3600.0) == 1.0  # killed after serving an hour
+    assert restarts.quick_exits == 1
+    with pytest.raises(ValueError):
+        Restarts(min_uptime=-1.0, random=lambda: 0.5)

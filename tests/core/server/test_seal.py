@@ -9,7 +9,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcp_core.server.request_state import ReplayGuard, StateRejected, StateSealer, request_binding
+from mcp_core.server.request_state import (
+    EPOCH_SIZE,
+    NO_EPOCH,
+    ReplayGuard,
+    StateRejected,
+    StateSealer,
+    request_binding,
+)
 from mcp_core.wire.errors import INVALID_PARAMS
 
 KEY = bytes(range(32))
@@ -62,7 +69,22 @@ def test_tokens_are_unique_and_payload_is_readable() -> None:
     assert first != second  # random nonce
     # Integrity only, not confidentiality: the payload is in the clear.
     assert b"secret?" in _raw(first)
-    assert _raw(first)[0] == 1
+    assert _raw(first)[0] == 2  # the layout with an epoch
+
+
+def test_the_epoch_is_sealed_and_returned_by_verify() -> None:
+    # The single-use store's epoch travels in the state, under the core tag
+    # (any change of it is "bad signature", see the tampering test), so a
+    # store that lost its memory recognises states sealed before.
+    sealer = StateSealer(KEY)
+    epoch = bytes(range(100, 100 + EPOCH_SIZE))
+    token = sealer.seal(b"p", now=NOW, request_binding=BINDING, epoch=epoch)
+    verified = sealer.verify(token, now=NOW, request_binding=BINDING)
+    assert (verified.payload, verified.epoch) == (b"p", epoch)
+    plain = sealer.seal(b"p", now=NOW, request_binding=BINDING)
+    assert sealer.verify(plain, now=NOW, request_binding=BINDING).epoch == NO_EPOCH
+    with pytest.raises(ValueError, match="epoch"):
+        sealer.seal(b"p", now=NOW, request_binding=BINDING, epoch=b"short")
 
 
 def test_payload_types() -> None:
@@ -103,7 +125,7 @@ def test_truncation_and_extension_are_rejected() -> None:
     for cut in range(1, len(raw)):
         assert _reason(sealer, _token(raw[:cut])) in {"malformed", "bad signature"}
     assert _reason(sealer, _token(raw + b"\x00")) == "bad signature"
-    assert _reason(sealer, _token(raw[:25] + raw[-48:])) == "bad signature"
+    assert _reason(sealer, _token(raw[:41] + raw[-48:])) == "bad signature"  # no payload
 
 
 def test_wrong_binding() -> None:
@@ -269,7 +291,7 @@ def test_non_string_token() -> None:
 
 def test_non_canonical_spelling_is_rejected() -> None:
     sealer = StateSealer(KEY)
-    token = sealer.seal(b"p", now=NOW, request_binding=BINDING, principal="alice")
+    token = sealer.seal(b"pq", now=NOW, request_binding=BINDING, principal="alice")
     assert len(token) % 4 != 0  # the last character has spare bits
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
     last = alphabet.index(token[-1])
@@ -296,9 +318,9 @@ def test_arbitrary_text_is_payload_or_rejected(token: str) -> None:
         raise AssertionError(f"forged token accepted: {payload!r}")
 
 
-@given(st.binary(min_size=73, max_size=200))
+@given(st.binary(min_size=89, max_size=200))
 def test_arbitrary_well_formed_bytes_are_rejected(raw: bytes) -> None:
-    token = _token(b"\x01" + raw[1:])
+    token = _token(b"\x02" + raw[1:])
     assert _reason(StateSealer(KEY), token) == "bad signature"
 
 

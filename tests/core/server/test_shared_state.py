@@ -11,7 +11,7 @@ from server_app_helpers import KEY, MODERN, dispatch
 
 from mcp_core.server.app import Server
 from mcp_core.server.context import Context, McpError
-from mcp_core.server.request_state import StateRejected, StateSealer
+from mcp_core.server.request_state import EPOCH_SIZE, StateRejected, StateSealer
 from mcp_core.types.client import InputRequiredResult
 from mcp_core.types.server import CallToolResult
 
@@ -30,8 +30,14 @@ class SetOnce:
 
     def __init__(self) -> None:
         self.claimed: list[bytes] = []
+        self.epoch = b"e" * EPOCH_SIZE
 
-    async def claim(self, nonce: bytes, expiry: float, *, now: float) -> bool:
+    async def current_epoch(self, *, ttl: float) -> bytes:
+        return self.epoch
+
+    async def claim(self, nonce: bytes, expiry: float, *, now: float, epoch: bytes) -> bool:
+        if epoch != self.epoch:
+            raise StateRejected("store restarted")
         if nonce in self.claimed:
             return False
         self.claimed.append(nonce)
@@ -94,6 +100,29 @@ async def test_a_shared_once_store_refuses_the_second_use_on_any_replica() -> No
 
 
 @pytest.mark.anyio
+async def test_a_state_sealed_before_the_once_store_lost_its_memory_is_refused() -> None:
+    # A shared store restarted empty (a new epoch) cannot tell a replay from a
+    # first use: every state sealed before is refused, used or not.
+    once = SetOnce()
+    server = make_server(state_key=KEY, replay_guard=once)
+    used, unused = await call(server, {"name": "ask"}), await call(server, {"name": "ask"})
+    retry = {"name": "ask", "inputResponses": {"name": NAME}, "requestState": used.request_state}
+    assert isinstance(await call(server, retry), CallToolResult)
+    once.claimed.clear()
+    once.epoch = b"f" * EPOCH_SIZE
+    for state in (used, unused):
+        with pytest.raises(McpError) as refused:
+            await call(server, {**retry, "requestState": state.request_state})
+        assert refused.value.data == {"reason": "store restarted"}
+    assert once.claimed == []
+    # A state sealed now opens.
+    fresh = await call(server, {"name": "ask"})
+    assert isinstance(
+        await call(server, {**retry, "requestState": fresh.request_state}), CallToolResult
+    )
+
+
+@pytest.mark.anyio
 async def test_a_bad_state_is_refused_before_the_once_store_is_asked() -> None:
     once = SetOnce()
     server = make_server(state_key=KEY, replay_guard=once)
@@ -106,3 +135,17 @@ async def test_a_bad_state_is_refused_before_the_once_store_is_asked() -> None:
 def test_an_empty_keyring_is_refused() -> None:
     with pytest.raises(ValueError, match="at least one key"):
         Server("test", "1.0", state_key=[])
+
+
+def test_after_the_bus_was_lost_every_watcher_hears_each_list_may_have_changed() -> None:
+    server = make_server()
+    heard: list[tuple[str, Any]] = []
+    unwatch = server.watch(lambda method, params: heard.append((method, params)))
+    server.relay_missed()
+    unwatch()
+    assert [method for method, _ in heard] == [
+        "notifications/tools/list_changed",
+        "notifications/resources/list_changed",
+        "notifications/prompts/list_changed",
+    ]
+    assert server.take_list_changes() == []  # relayed, not recorded

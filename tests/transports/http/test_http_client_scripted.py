@@ -378,3 +378,45 @@ async def test_a_call_refused_for_its_headers_goes_again_after_a_listing() -> No
     refused, accepted = server.calls
     assert "mcp-param-region" not in refused.headers
     assert accepted.headers["mcp-param-region"] == "eu"
+
+
+class EndsMidHandshake(Legacy):
+    """A server at its session cap: the first session ends between initialize
+    and notifications/initialized (404), the second lives."""
+
+    version = "2025-11-25"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.opened = 0
+
+    async def handle(self, conn: RawConnection, request: RawRequest) -> None:
+        if request.method == "POST" and "mcp-session-id" not in request.headers:
+            message = rpc(request)
+            self.opened += 1
+            body = answer(message["id"], initialize_result(self.version))
+            await conn.write(response(200, {**JSON, "mcp-session-id": f"s{self.opened}"}, body))
+        elif request.headers.get("mcp-session-id") == "s1":
+            await conn.write(response(404))
+        else:
+            await super().handle(conn, request)
+
+
+async def test_a_session_ended_mid_handshake_is_opened_again() -> None:
+    # 2025-11-25 basic/transports.mdx "Session Management" item 4: on 404 the
+    # client MUST start a new session; during its own handshake it does so at
+    # once, so that no request goes to the ended session.
+    server = EndsMidHandshake()
+    with anyio.fail_after(LIMIT):
+        async with scripted(server) as port:
+            url = f"http://127.0.0.1:{port}"
+            async with connect_http(url, revisions=("2025-11-25",)) as client:
+                assert only_text(await client.call_tool("t")) == "ok"
+    sent = [(r.headers.get("mcp-session-id"), json.loads(r.body)) for _, r in server.log if r.body]
+    assert [(sid, m.get("method")) for sid, m in sent] == [
+        (None, "initialize"),
+        ("s1", "notifications/initialized"),
+        (None, "initialize"),
+        ("s2", "notifications/initialized"),
+        ("s2", "tools/call"),
+    ]

@@ -3,6 +3,7 @@ Redis (a real redis-server, see conftest), under asyncio and trio."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import anyio
@@ -12,9 +13,11 @@ from limits import HANG
 from redis_helpers import RedisProcess, backends
 
 from mcp_core.http.shared import SessionRecord
+from mcp_core.server.request_state import StateRejected
 from mcp_core.tasks import TaskRecord
 
 LIMIT = HANG
+REDIS_PERSIST = False  # the `redis` fixture's (one per test): restarts empty
 pytestmark = pytest.mark.anyio
 
 
@@ -44,9 +47,33 @@ def session(session_id: str, principal: str | None = "alice") -> SessionRecord:
 async def test_a_nonce_is_claimed_once(backend_kind: str, redis_or_none: RedisProcess) -> None:
     with anyio.fail_after(LIMIT):
         async with backends(backend_kind, redis_or_none) as b:
-            assert await b.once.claim(b"n" * 16, 130.0, now=100.0)
-            assert not await b.once.claim(b"n" * 16, 130.0, now=101.0)
-            assert await b.once.claim(b"m" * 16, 130.0, now=101.0)
+            epoch = await b.once.current_epoch(ttl=30.0)
+            assert await b.once.current_epoch(ttl=30.0) == epoch
+            assert await b.once.claim(b"n" * 16, 130.0, now=100.0, epoch=epoch)
+            assert not await b.once.claim(b"n" * 16, 130.0, now=101.0, epoch=epoch)
+            assert await b.once.claim(b"m" * 16, 130.0, now=101.0, epoch=epoch)
+            # A state sealed under another epoch (before the store lost its
+            # memory) is refused, and nothing is recorded.
+            with pytest.raises(StateRejected, match="store restarted"):
+                await b.once.claim(b"o" * 16, 130.0, now=101.0, epoch=b"x" * 16)
+            assert await b.once.claim(b"o" * 16, 130.0, now=101.0, epoch=epoch)
+
+
+async def test_a_redis_restarted_empty_refuses_states_sealed_before(redis: RedisProcess) -> None:
+    with anyio.fail_after(LIMIT):
+        async with backends("redis", redis) as b:
+            epoch = await b.once.current_epoch(ttl=30.0)
+            assert await b.once.claim(b"n" * 16, 130.0, now=100.0, epoch=epoch)
+            redis.restart()
+            # The claim is forgotten, and so is the epoch: a replay, or a
+            # first use of a state sealed before, is refused.
+            for nonce in (b"n" * 16, b"m" * 16):
+                with pytest.raises(StateRejected, match="store restarted"):
+                    await b.once.claim(nonce, 130.0, now=101.0, epoch=epoch)
+            # States sealed from now on live under a new epoch.
+            again = await b.once.current_epoch(ttl=30.0)
+            assert again != epoch
+            assert await b.once.claim(b"m" * 16, 130.0, now=101.0, epoch=again)
 
 
 async def test_tasks_are_created_read_swapped_and_listed(
@@ -139,10 +166,28 @@ async def test_the_bus_reaches_every_listener_of_the_topic(
             assert await anext(elsewhere) == b"x"
 
 
+async def test_a_redis_listener_ends_when_its_connection_is_lost(redis: RedisProcess) -> None:
+    # Never subscribed again silently: what was published meanwhile would be
+    # lost without anyone knowing (the relay listens anew and says so).
+    with anyio.fail_after(LIMIT):
+        async with backends("redis", redis) as b:
+            # Ended with an error or not, within the limit.
+            with contextlib.suppress(Exception):
+                async with b.bus.listen("t") as messages:
+                    redis.stop()
+                    async for _ in messages:
+                        pass
+            redis.start()
+            async with b.bus.listen("t") as messages:
+                await b.bus.publish("t", b"again")
+                assert await anext(messages) == b"again"
+
+
 async def test_every_redis_key_has_a_ttl(redis_server: RedisProcess) -> None:
     with anyio.fail_after(LIMIT):
         async with backends("redis", redis_server) as b:
-            await b.once.claim(b"n" * 16, 130.0, now=100.0)
+            epoch = await b.once.current_epoch(ttl=30.0)
+            await b.once.claim(b"n" * 16, 130.0, now=100.0, epoch=epoch)
             await b.tasks.create(task("t1", ttl_ms=None), 100.0)
             await b.sessions.put(session("s1"), 60.0)
             await b.events.append("alice", "s1", "0", "0-1", b"{}")
@@ -151,8 +196,8 @@ async def test_every_redis_key_has_a_ttl(redis_server: RedisProcess) -> None:
             client = b.once.connection.client
             prefix = b.once.connection.prefix
             keys = [key async for key in client.scan_iter(match=f"{prefix}:*")]
-            # once, task, task index, session, events, streams, worker
-            assert len(keys) == 7
+            # once epoch, once, task, task index, session, events, streams, worker
+            assert len(keys) == 8
             for key in keys:
                 assert await client.pttl(key) > 0, key
             # The principal is in no key, only its digest.

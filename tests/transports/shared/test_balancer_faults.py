@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
-from pathlib import Path
 
 import anyio
 import h11
@@ -20,7 +18,6 @@ from balancer_helpers import (
     Deployment,
     Legacy,
     Modern,
-    deployed,
     pause_call,
 )
 from http_helpers import RawClient, data, modern_headers
@@ -33,23 +30,6 @@ from transports import connect_http
 pytestmark = pytest.mark.anyio
 
 NAME = {"action": "accept", "content": {"name": "Ada"}}
-
-
-@pytest.fixture
-def redis(tmp_path: Path) -> Iterator[RedisProcess]:
-    # Persistent (append-only, fsync always): a restart keeps what was accepted.
-    server = RedisProcess(tmp_path, persist=True)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(params=["h11", "uvicorn"])
-def deployment(request: pytest.FixtureRequest, redis: RedisProcess) -> Iterator[Deployment]:
-    with deployed(request.param, redis.url) as running:
-        yield running
 
 
 async def test_a_worker_killed_mid_call_fails_that_call_only(deployment: Deployment) -> None:
