@@ -73,7 +73,7 @@ from mcp_core.wire.errors import RemoteProtocolError, SharedStateUnavailable
 from mcp_core.wire.jsonrpc import decode_message
 
 from ..auth.bearer import BearerAuth
-from ..clock import loop_clock
+from ..backend import loop_clock
 from ..driver import DEFAULT_MAX_CONCURRENCY
 from ..one_request import OneRequest
 from ..server_connection import ServerConnection
