@@ -17,6 +17,7 @@ from anyio.abc import SocketAttribute, SocketStream, TaskGroup
 from mcp_core.http.decisions import Headers, HttpRequest, Reply
 
 from .. import backend
+from ..errors import RECEIVE_ENDED, SEND_FAILED
 from .head_lines import response_head, with_lines
 from .service import PeerGone
 
@@ -120,7 +121,7 @@ class HttpConnection:
             return
         try:
             data = await self.sock.receive(_READ_BYTES)
-        except (anyio.EndOfStream, anyio.BrokenResourceError):
+        except RECEIVE_ENDED:
             data = b""
         if not data:
             self.eof = True
@@ -138,7 +139,7 @@ class HttpConnection:
             self._want.clear()
             try:
                 data = await self.sock.receive(_READ_BYTES)
-            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            except RECEIVE_ENDED:
                 data = b""
             if self._closing:
                 return
@@ -315,7 +316,7 @@ class HttpConnection:
         self._sending = True
         try:
             await self.sock.send(data)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+        except SEND_FAILED:
             raise PeerGone from None
         finally:
             self._sending = False
