@@ -272,7 +272,8 @@ class BaseSession:
     def _take_answer(self, message: Response | ErrorResponse, now: float) -> list[Event]:
         if type(message) is Response:
             return self._on_response(message, now)
-        return self._on_error_response(message, now)  # type: ignore[arg-type]
+        assert type(message) is ErrorResponse
+        return self._on_error_response(message, now)
 
     def _allow(self, subject: str) -> None:
         return None
@@ -370,26 +371,13 @@ class BaseSession:
                 return self._receive_batch(data, now)
             except RemoteProtocolError as batch_exc:
                 return self._violation(batch_exc, reply=True)
-        # The body of receive_message, inlined: one call less for every message off
-        # the wire. (Keep the two alike, but for _from_wire.)
+        # receive_message reads the typed params of a message decoded here as plain
+        # JSON values (session/per_request.py).
         self._from_wire = True
-        if self._unreadable:
-            self._unreadable = 0  # a readable message ends a run of unreadable ones
-        kind = type(message)
         try:
-            if kind is Response:
-                if state is _READY:  # the table's READY row: take_answer
-                    return self._on_response(message, now)  # type: ignore[arg-type]
-                return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
-            if kind is Request:
-                return self._on_request(message, now)  # type: ignore[arg-type]
-            if kind is Notification:
-                return self._on_notification(message, now)  # type: ignore[arg-type]
-            if state is _READY:
-                return self._on_error_response(message, now)  # type: ignore[arg-type]
-            return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
-        except RemoteProtocolError as exc:
-            return self._violation(exc, reply=kind is Request)
+            return self.receive_message(message, now)
+        finally:
+            self._from_wire = False
 
     def _receive_batch(self, data: bytes, now: float) -> list[Event]:
         # Batches exist only in 2025-03-26 (its basic/index.mdx "Batching"). Each
@@ -465,22 +453,24 @@ class BaseSession:
         state = self.state
         if state is _CLOSED or state is _ERROR:
             return self._receive_dead()
-        self._from_wire = False
         if self._unreadable:
             self._unreadable = 0  # a readable message ends a run of unreadable ones
+        # One look at the message's exact type: ``taken`` is the message as the
+        # handler of that type takes it (mypy cannot narrow through ``kind``).
         kind = type(message)
+        taken: Any = message
         try:
             if kind is Response:
                 if state is _READY:  # the table's READY row: take_answer
-                    return self._on_response(message, now)  # type: ignore[arg-type]
-                return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
+                    return self._on_response(taken, now)
+                return self._step(self._answer_kind(taken), message, now)
             if kind is Request:
-                return self._on_request(message, now)  # type: ignore[arg-type]
+                return self._on_request(taken, now)
             if kind is Notification:
-                return self._on_notification(message, now)  # type: ignore[arg-type]
+                return self._on_notification(taken, now)
             if state is _READY:
-                return self._on_error_response(message, now)  # type: ignore[arg-type]
-            return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
+                return self._on_error_response(taken, now)
+            return self._step(self._answer_kind(taken), message, now)
         except RemoteProtocolError as exc:
             return self._violation(exc, reply=kind is Request)
 

@@ -475,17 +475,15 @@ def held_here(session: BaseSession, message: Message) -> bool:
     processing it). Every other message, and a cancellation that cannot be
     read (ignored wherever it is fed), is held here.
     """
-    kind = type(message)
-    if kind is Response or kind is ErrorResponse:
-        answered: RequestId | None = message.id  # type: ignore[union-attr]
-        return answered is None or answered in session._requests.pending
-    if kind is not Notification or message.method != "notifications/cancelled":  # type: ignore[union-attr]
-        return True
-    try:
-        request_id = decode_params(message, _cancelled_decoder).request_id  # type: ignore[arg-type]
-    except RemoteProtocolError:
-        return True
-    return request_id is UNSET or request_id in session._requests.incoming
+    if type(message) is Response or type(message) is ErrorResponse:
+        return message.id is None or message.id in session._requests.pending
+    if type(message) is Notification and message.method == "notifications/cancelled":
+        try:
+            request_id = decode_params(message, _cancelled_decoder).request_id
+        except RemoteProtocolError:
+            return True
+        return request_id is UNSET or request_id in session._requests.incoming
+    return True
 
 
 # --- shared notifications ---------------------------------------------------------
