@@ -54,13 +54,13 @@ from ..wire.jsonrpc import (
     Response,
     decode_result,
 )
-from . import requests as _requests
 from .base import (
     _READY,
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
     LOG_LEVEL_KEY,
     PROTOCOL_VERSION_KEY,
+    BaseSession,
     SessionState,
 )
 from .events import ErrorReceived, Event, HandshakeCompleted, ProtocolViolation
@@ -334,7 +334,7 @@ def handle_timeouts(session: ClientSession, now: float) -> list[Event]:
     initialize instead of being reported (unless our caller has sent initialize
     meanwhile: then it is dropped)."""
     probe = session._probe_id
-    events = _requests.handle_timeouts(session, now)
+    events = BaseSession.handle_timeouts(session, now)
     if probe is not None and any(getattr(e, "id", None) == probe for e in events):
         session._probe_id = None
         events = [e for e in events if getattr(e, "id", None) != probe]
