@@ -22,12 +22,13 @@ import anyio
 import h11
 from debian_helpers import debian_program
 from http_helpers import RawClient, data, has_response, initialize, modern_headers
+from limits import HANG
 from paths import EXAMPLES, ROOT
 from redis_helpers import free_ports
 
 WORKERS: Final = 3
-START_LIMIT: Final = 20.0
-LIMIT: Final = 10.0
+START_LIMIT: Final = HANG
+LIMIT: Final = HANG
 MODERN: Final = "2026-07-28"
 TASKS: Final = "io.modelcontextprotocol/tasks"
 META: Final = {

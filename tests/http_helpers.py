@@ -10,13 +10,14 @@ from typing import Any, Final
 
 import anyio
 import h11
+from limits import HANG
 
 from mcp_core import Context, Server
 from mcp_core.http.server import HttpServerConfig
 from mcp_core.wire import ServerSentEvent, SSEParser
 from transports.http.server import HttpTimeouts, serve_http
 
-LIMIT: Final = 5.0
+LIMIT: Final = HANG
 MODERN: Final = "2026-07-28"
 META: Final = {
     "io.modelcontextprotocol/protocolVersion": MODERN,

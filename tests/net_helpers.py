@@ -16,12 +16,13 @@ from typing import Any, Final
 import anyio
 from anyio.abc import ByteStream, SocketAttribute, TaskGroup
 from anyio.streams.tls import TLSListener
+from limits import HANG
 
 from mcp_core import REVISIONS, Server
 from mcp_core.http.server import HttpServerConfig
 from transports.http.server import HttpServer, HttpTimeouts
 
-LIMIT: Final = 10.0
+LIMIT: Final = HANG
 
 _QUIET: Final = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError)
 

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from debian_helpers import debian_program
+from limits import HANG
 
 from mcp_core.http.shared import MemoryEventLog, MemorySessionRegistry
 from mcp_core.server import MemoryOnceStore
 from mcp_core.tasks import MemoryTaskStore
 from transports.bus import MemoryBus
 
-START_LIMIT: Final = 10.0
+START_LIMIT: Final = HANG
 
 
 def _free(port: int) -> bool:

@@ -1,5 +1,6 @@
-"""The docs point at code that exists: every `path:name` in docs/architecture.md, and
-every path it names, is checked, so a move or a rename cannot leave the map stale."""
+"""The docs point at code that exists: every `path:name` in the pages of docs/ (the
+architecture, the spec-rule index, the tutorials...), and every path they name, is
+checked, so a move or a rename cannot leave a page stale."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import re
 import paths
 import pytest
 
-PAGE = paths.ROOT / "docs" / "architecture.md"
+DOCS = paths.ROOT / "docs"
+PAGES = sorted(DOCS.rglob("*.md"))
 REFERENCE = re.compile(r"`((?:mcp_core|transports|tests)/[\w/]+\.py)(?::([\w.]+))?`")
 
 
@@ -30,11 +32,12 @@ def defined_names(source: str) -> set[str]:
     return names
 
 
-REFERENCES = sorted(set(REFERENCE.findall(PAGE.read_text())))
+REFERENCES = sorted({found for page in PAGES for found in REFERENCE.findall(page.read_text())})
 
 
-def test_the_page_names_code() -> None:
-    assert len(REFERENCES) > 30
+@pytest.mark.parametrize("name", ["architecture.md", "spec-rules.md"])
+def test_the_maps_name_code(name: str) -> None:
+    assert len(REFERENCE.findall((DOCS / name).read_text())) > 30
 
 
 @pytest.mark.parametrize(("path", "name"), REFERENCES, ids=lambda x: x or "-")

@@ -1,4 +1,4 @@
-"""The server of the many-process recipe (README.md, "Many processes (Redis)").
+"""The server of the many-process recipe (docs/tutorial/workers.md).
 
 Any worker may serve any request: each answer says which process served it.
 """

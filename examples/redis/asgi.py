@@ -1,6 +1,5 @@
 """The recipe's server (app.py) as an ASGI app, its state on Redis: run one
-uvicorn per port behind examples/redis/haproxy.cfg (README.md, "Many processes
-(Redis)"):
+uvicorn per port behind examples/redis/haproxy.cfg (docs/tutorial/workers.md):
 
     export MCP_REDIS_URL=redis://127.0.0.1:6379/0 MCP_CORE_STATE_KEY=$(openssl rand -hex 32)
     uvicorn --app-dir examples/redis asgi:app --port 8001   # and 8002, 8003

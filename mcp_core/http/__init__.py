@@ -13,7 +13,7 @@ asks the adapter to do), `client_exchange` (the records of requests in flight),
 `client_host` (what the endpoint's parts need of it), `client_answers` (its part
 that reads JSON and SSE answers), `client_fallbacks` (its part for a lost session,
 refused headers, an older server), `tool_headers` (the `Mcp-Param-*` headers a tool's
-schema asks for), `urls`.
+schema asks for), `urls`, `proxy` (which outbound proxy a request goes through, and how).
 """
 
 from .client import (

@@ -16,6 +16,7 @@ from msgspec import UNSET, Struct
 
 from ..wire.errors import INVALID_REQUEST
 from ..wire.jsonrpc import ErrorObject, ErrorResponse, Message, RequestId, encode_message
+from .headers import CREDENTIAL_FIELDS, KEPT_VALUE_CHARS
 
 __all__ = [
     "JSON_HEADER",
@@ -65,15 +66,6 @@ _REASONS: Final = {
 _MAX_FIELDS: Final = 4096
 """Distinct header fields kept decoded (a field whose value changes with every
 request, such as a client's request id, would otherwise grow the table)."""
-
-_MAX_KEPT_VALUE: Final = 128
-"""Longer values are decoded each time, not kept: with values up to the head
-limit (16 KiB) a client sending new ones could make the table hold ~128 MiB;
-bounded so, it holds at most ~1 MiB. Session ids, versions, media types and hosts
-are all shorter."""
-
-_NOT_KEPT: Final = frozenset({"authorization", "cookie", "proxy-authorization"})
-"""Fields never kept past their request: credentials stay in no table of ours."""
 
 _FIELDS: dict[tuple[Any, Any], tuple[str, str, int]] = {}
 
@@ -138,7 +130,7 @@ class HttpRequest(Struct, frozen=True):
                 field = _field(pair)
             if field is None:
                 field = _field(pair)
-                if len(field[1]) <= _MAX_KEPT_VALUE and field[0] not in _NOT_KEPT:
+                if len(field[1]) <= KEPT_VALUE_CHARS and field[0] not in CREDENTIAL_FIELDS:
                     if len(fields) >= _MAX_FIELDS:
                         fields.clear()
                     fields[pair] = field

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 __all__ = [
+    "CREDENTIAL_FIELDS",
+    "KEPT_VALUE_CHARS",
     "LOOPBACK_HOSTS",
     "LOOPBACK_ORIGINS",
     "accepts",
@@ -26,6 +28,18 @@ __all__ = [
     "header_param_paths",
     "param_matches",
 ]
+
+CREDENTIAL_FIELDS: Final = frozenset(
+    {"authorization", "proxy-authorization", "dpop", "cookie", "set-cookie"}
+)
+"""Header fields that carry a credential (a token, a DPoP proof, a cookie, a proxy's
+password): a table of ours that keeps fields for reuse never keeps these past their
+message (RFC 9110 section 11.6.2 and 11.7.2, RFC 9449 section 4.1, RFC 6265)."""
+
+KEPT_VALUE_CHARS: Final = 128
+"""The longest header value a table of ours keeps for reuse: a peer (or a tool's
+arguments mirrored in ``Mcp-Param-*``) sending new long values would otherwise fill
+it with head-sized strings. Session ids, versions, media types and hosts are shorter."""
 
 LOOPBACK_HOSTS: Final = ("localhost", "127.0.0.1", "[::1]")
 """Host names a server bound to a loopback address answers to (any port)."""

@@ -1,6 +1,9 @@
 """The server application layer: what a server offers and how a request is answered.
 
 - `app`: `Server`, the registry plus `dispatch`, which answers one request;
+- `routes`: how `Server` answers each method (lists, tools/call, resources/read...);
+- `rounds`: 2026-07-28 multi round-trip requests, answers sealed and opened again;
+- `failures`: where handler failures are logged (``logging`` imported on the first);
 - `registry`: tools, resources and templates, prompts, completions;
 - `context`: `Context`, what a handler sees of the request it serves;
 - `signatures`: from a Python function to a tool or prompt (JSON Schema, arguments);

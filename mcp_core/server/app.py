@@ -12,8 +12,9 @@
 # Two ways to serve a feature:
 #
 # * registered functions: `@server.tool`, `@server.resource`, `@server.prompt`,
-#   `@server.completion`. Schemas come from type hints (_schema), return values are
-#   converted by fixed rules (_server_results), lists are paginated here.
+#   `@server.completion` (registry.py). Schemas come from type hints
+#   (signatures.py), return values are converted by fixed rules (results.py),
+#   lists are paginated (routes.py).
 # * advanced handlers (the "advanced service" of the Ballerina design):
 #   `server.on_list_tools(fn)`, `server.on_call_tool(fn)` and so on take the typed
 #   params Struct and the Context and return the result Struct. A handler replaces
@@ -23,24 +24,22 @@
 # `dispatch`) are recorded as pending list-changed notifications, which the runtime
 # drains with `take_list_changes()` and publishes with `ServerSession.publish`.
 #
-# 2026-07-28 multi round-trip requests: see _context for the replay model. Here the
-# Server seals the answers collected so far into `requestState`, bound to the
-# method, the tool/prompt name or resource URI, and a digest of the arguments
-# (_seal.request_binding), and opens it again on the retry.
+# One class, one concept per module: `Server` (here: options, shared state,
+# configs, dispatch, middleware, lifespan) extends `Routes` (routes.py: how each
+# method is answered), which extends `RoundTrips` (rounds.py: 2026-07-28 multi
+# round-trip requests, the answers sealed into `requestState` and opened on the
+# retry), which extends `Registry` (registry.py: what the server offers).
 
 from __future__ import annotations
 
 import contextlib
-import inspect
-import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from functools import partial
-from types import CoroutineType
-from typing import Any, Final, TypeAlias, TypeVar
+from typing import Any, Final, TypeAlias
 
 import msgspec
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET
 
 from ..http.shared import Bus, EventLog, SessionRegistry
 from ..session.events import RequestReceived
@@ -48,56 +47,21 @@ from ..session.server import ServerConfig
 from ..tasks.engine import TaskEngine
 from ..tasks.serving import TaskService
 from ..tasks.store import TaskStore
-from ..types.base import Icon, Implementation, PaginatedRequestParams, Result
-from ..types.client import InputRequiredResult
-from ..types.methods import LEGACY_REVISIONS, REVISIONS
-from ..types.server import (
-    ListPromptsResult,
-    ListResourcesResult,
-    ListResourceTemplatesResult,
-    ListToolsResult,
-)
+from ..types.base import Icon, Implementation
+from ..types.methods import REVISIONS
 from ..wire.errors import (
     INTERNAL_ERROR,
-    INVALID_PARAMS,
     METHOD_NOT_FOUND,
-    RESOURCE_NOT_FOUND,
     SERVICE_UNAVAILABLE,
     SharedStateUnavailable,
 )
-from .context import (
-    MRTR_METHODS,
-    Context,
-    Detach,
-    InputNeeded,
-    McpError,
-    ResourceNotFoundError,
-    UrlElicitationRequiredError,
-)
-from .registry import Registry, ResourceEntry, opt
-from .request_state import (
-    OnceStore,
-    ReplayGuard,
-    ReplayStore,
-    StateRejected,
-    StateSealer,
-    request_binding,
-)
-from .results import (
-    complete_result,
-    error_result,
-    page,
-    prompt_result,
-    read_result,
-    tool_result,
-)
-from .signatures import FunctionInfo
+from .context import Context, McpError
+from .registry import opt
+from .request_state import OnceStore, ReplayGuard, ReplayStore, StateSealer
+from .routes import Routes
 
 __all__ = ["Lifespan", "LifespanError", "Middleware", "Server"]
 
-_T = TypeVar("_T")
-
-log = logging.getLogger("mcp_core")
 
 Lifespan: TypeAlias = Callable[["Server"], contextlib.AbstractAsyncContextManager[Any]]
 """``lifespan(server)``: the resources a server holds while it serves (see `Server`)."""
@@ -129,47 +93,7 @@ class _Default:
 _DEFAULT: Final = _Default()
 
 
-class _State(msgspec.Struct, frozen=True):
-    """The sealed requestState payload: the answers so far (key -> method and
-    answer), the questions just asked (key -> method), what the handler kept with
-    `Context.once`, and how many round trips came before."""
-
-    answers: dict[str, tuple[str, dict[str, Any]]] = {}
-    pending: dict[str, str] = {}
-    kept: dict[str, Any] = {}
-    round: int = 0
-
-
-async def _invoke(info: FunctionInfo, values: dict[str, Any], ctx: Context) -> Any:
-    if info.threaded:
-        # A plain function may block: the runtime runs it in a worker thread.
-        result = await ctx.run_sync(partial(info.call, values, ctx))
-    else:
-        result = info.call(values, ctx)
-    # An async def handler's coroutine first: isawaitable is a Python call.
-    if type(result) is CoroutineType or inspect.isawaitable(result):
-        result = await result
-    return result
-
-
-async def _given(value: _T) -> _T:
-    return value
-
-
-def _binding(method: str, name: str, arguments: Any) -> str:
-    return request_binding(method, name, msgspec.json.encode(arguments, order="sorted"))
-
-
-def _text(exc: BaseException) -> str:
-    # What a client is told of a handler's exception: its message, with the type
-    # where the message alone says nothing (KeyError('zz') is just "'zz'").
-    text = str(exc)
-    if not text:
-        return type(exc).__name__
-    return f"{type(exc).__name__}: {text}" if isinstance(exc, LookupError) else text
-
-
-class Server(Registry):
+class Server(Routes):
     """An MCP server application: what it offers, and how it answers.
 
     Args:
@@ -364,17 +288,6 @@ class Server(Registry):
         if bus is not None:
             self.bus = bus
 
-    @property
-    def state_ttl(self) -> float:
-        """Seconds a sealed ``requestState`` stays valid."""
-        return self._sealer.ttl
-
-    @property
-    def state_fingerprint(self) -> str:
-        """The public name of the key that seals ``requestState``: every replica
-        of one deployment must show the same (see `StateSealer.fingerprint`)."""
-        return self._sealer.fingerprint
-
     def config(self, *, revisions: tuple[str, ...] = REVISIONS, **options: Any) -> ServerConfig:
         """A ServerConfig for sessions serving this application.
 
@@ -506,353 +419,3 @@ class Server(Registry):
         if route is None:
             raise McpError(METHOD_NOT_FOUND, f"Method not found: {event.method}")
         return route(event, ctx)
-
-    def _failed(self, what: str, event: RequestReceived, exc: BaseException) -> str:
-        # Every handler exception is logged with its traceback; the client is told
-        # its message, or only that it failed (mask_errors).
-        log.error("%s failed serving %s (request %r)", what, event.method, event.id, exc_info=exc)
-        return f"{what} failed" if self.mask_errors else _text(exc)
-
-    async def _advanced(self, event: RequestReceived, ctx: Context, params: Any = None) -> Any:
-        handler = self._handlers[event.method]
-        try:
-            result = handler(event.params if params is None else params, ctx)
-            if inspect.isawaitable(result):
-                result = await result
-        except McpError:
-            raise
-        except ResourceNotFoundError:
-            if event.method == "resources/read":
-                raise self._not_found(event.params.uri, event.revision) from None
-            raise McpError(INTERNAL_ERROR, "Internal error: resource not found") from None
-        except Exception as exc:
-            text = self._failed("handler", event, exc)
-            raise McpError(INTERNAL_ERROR, f"Internal error: {text}") from exc
-        return result
-
-    def _page(self, event: RequestReceived, items: list[_T]) -> tuple[list[_T], str | UnsetType]:
-        return page(items, _cursor(event), self.page_size)
-
-    async def _list_advanced(self, event: RequestReceived, ctx: Context) -> Any:
-        params = event.params
-        if isinstance(params, UnsetType) or params is None:
-            params = PaginatedRequestParams()
-        return await self._advanced(event, ctx, params)
-
-    async def _list_tools(self, event: RequestReceived, ctx: Context) -> Any:
-        if event.method in self._handlers:
-            return await self._list_advanced(event, ctx)
-        # The same page object while the tools stay the same (tool_pages.py).
-        return self._tool_pages.get(lambda: self.tools, _cursor(event), self.page_size)
-
-    def wire_form(self, result: Any) -> Any:
-        """What ``dispatch`` returned, as a transport that encodes the answer
-        should send it: a tools/list page of an unchanged registry with its tools
-        encoded once (the same bytes); anything else as it is. A transport that
-        hands the client the objects themselves sends ``result``."""
-        if type(result) is not ListToolsResult:
-            return result  # the common case, without a call
-        return self._tool_pages.wire_form(result)
-
-    async def _list_resources(self, event: RequestReceived, ctx: Context) -> Any:
-        if event.method in self._handlers:
-            return await self._list_advanced(event, ctx)
-        resources, cursor = self._page(event, self.resources)
-        return ListResourcesResult(resources=resources, next_cursor=cursor)
-
-    async def _list_templates(self, event: RequestReceived, ctx: Context) -> Any:
-        if event.method in self._handlers:
-            return await self._list_advanced(event, ctx)
-        templates, cursor = self._page(event, self.resource_templates)
-        return ListResourceTemplatesResult(resource_templates=templates, next_cursor=cursor)
-
-    async def _list_prompts(self, event: RequestReceived, ctx: Context) -> Any:
-        if event.method in self._handlers:
-            return await self._list_advanced(event, ctx)
-        prompts, cursor = self._page(event, self.prompts)
-        return ListPromptsResult(prompts=prompts, next_cursor=cursor)
-
-    def _call_tool(self, event: RequestReceived, ctx: Context) -> Awaitable[Any]:
-        # A plain function that picks the coroutine to await (as `_route` does): one
-        # frame less for every call.
-        params = event.params
-        arguments = {} if isinstance(params.arguments, UnsetType) else params.arguments
-        if "tools/call" not in self._handlers:
-            entry = self._tools.get(params.name)
-            if (
-                entry is not None
-                and (entry.task is not None or not ctx.modern)
-                and self.tasks.decide(event, ctx, entry.task)
-            ):
-                return self._call_as_task(event, ctx, entry, arguments)
-
-        if not ctx.modern:
-            # Nothing to replay before 2026-07-28 (see _replay): no closure, no frame.
-            return self._call_now(event, ctx, arguments)
-        run = partial(self._call_now, event, ctx, arguments)
-        return self._replay(event, ctx, params.name, arguments, run)
-
-    def _call_now(self, event: RequestReceived, ctx: Context, arguments: Any) -> Awaitable[Any]:
-        # One run of a tools/call (a 2026-07-28 replay may run it again): the
-        # coroutine to await, as `_call_tool` picks it.
-        if "tools/call" in self._handlers:
-            return self._advanced(event, ctx)
-        name = event.params.name
-        entry = self._tools.get(name)
-        if entry is None:
-            # 2025-11-25 server/tools.mdx "Error Handling": unknown tools are
-            # protocol errors, and the example uses -32602.
-            raise McpError(INVALID_PARAMS, f"Unknown tool: {name}")
-        # Invalid arguments and failures are tool execution errors, reported in
-        # the result so the model can correct itself (2025-11-25 server/tools.mdx).
-        try:
-            values = entry.info.convert(arguments)
-        except msgspec.ValidationError as exc:
-            return _given(error_result(f"Invalid arguments for tool {name!r}: {exc}"))
-        return self._run_tool(entry, values, event, ctx)
-
-    async def _run_tool(
-        self, entry: Any, values: dict[str, Any], event: RequestReceived, ctx: Context
-    ) -> Any:
-        info = entry.info
-        try:
-            if info.threaded:
-                value = await _invoke(info, values, ctx)
-            else:  # _invoke's other half, inlined: one coroutine less per call
-                value = info.call(values, ctx)
-                if type(value) is CoroutineType or inspect.isawaitable(value):
-                    value = await value
-            return tool_result(value, structured=entry.structured, wrap=entry.wrap)
-        except McpError:
-            raise
-        except Exception as exc:
-            return error_result(self._failed(f"tool {event.params.name!r}", event, exc))
-
-    async def _call_as_task(
-        self, event: RequestReceived, ctx: Context, entry: Any, arguments: dict[str, Any]
-    ) -> Any:
-        # A call that becomes a task (mcp_core/tasks/serving.py decides): bad
-        # arguments are answered at once, as a tool error; otherwise the task is
-        # created and the function runs in the background on a TaskContext.
-        name = event.params.name
-        try:
-            values = entry.info.convert(arguments)
-        except msgspec.ValidationError as exc:
-            return error_result(f"Invalid arguments for tool {name!r}: {exc}")
-
-        async def run(tctx: Context) -> Any:
-            return await self._run_tool(entry, values, event, tctx)
-
-        if not (entry.ask_first and ctx.modern):
-            return await self.tasks.start(event, ctx, run)
-        # ask_first: the questions before ctx.detach() are multi round-trip
-        # requests; at detach the task starts, and replays them from the answers.
-        gathered: dict[str, Any] = {}
-
-        async def until_detached() -> Any:
-            ctx._may_detach = True
-            try:
-                return await run(ctx)
-            except Detach:
-                gathered["answers"] = dict(ctx._answers or {})
-                gathered["kept"] = dict(ctx._kept or {})
-                raise
-
-        try:
-            return await self._replay(event, ctx, name, arguments, until_detached)
-        except Detach:
-            return await self.tasks.start(
-                event, ctx, run, answers=gathered["answers"], kept=gathered["kept"]
-            )
-
-    def _not_found(self, uri: str, revision: str) -> McpError:
-        # 2026-07-28 server/resources.mdx "Error Handling": -32602; earlier -32002.
-        code = RESOURCE_NOT_FOUND if revision in LEGACY_REVISIONS else INVALID_PARAMS
-        return McpError(code, "Resource not found", data={"uri": uri})
-
-    async def _read_resource(self, event: RequestReceived, ctx: Context) -> Any:
-        uri = event.params.uri
-
-        async def run() -> Any:
-            if "resources/read" in self._handlers:
-                return await self._advanced(event, ctx)
-            entry, values = self._match(uri)
-            if entry is None:
-                raise self._not_found(uri, event.revision)
-            try:
-                value = await _invoke(entry.info, values, ctx)
-                return read_result(value, uri, entry.mime_type)
-            except McpError:
-                raise
-            except ResourceNotFoundError:
-                raise self._not_found(uri, event.revision) from None
-            except Exception as exc:
-                text = self._failed("resource", event, exc)
-                raise McpError(INTERNAL_ERROR, f"Error reading resource: {text}") from exc
-
-        return await self._replay(event, ctx, uri, None, run)
-
-    def _match(self, uri: str) -> tuple[ResourceEntry | None, dict[str, Any]]:
-        entry = self._resources.get(uri)
-        if entry is not None:
-            return entry, {}
-        for template in self._templates.values():
-            assert template.matcher is not None
-            found = template.matcher.match(uri)
-            if found is None:
-                continue
-            try:
-                return template, template.info.convert(found, strict=False)
-            except msgspec.ValidationError:
-                continue
-        return None, {}
-
-    async def _subscription(self, event: RequestReceived, ctx: Context) -> Any:
-        # The session records legacy subscriptions itself; there is nothing to add.
-        return Result()
-
-    async def _get_prompt(self, event: RequestReceived, ctx: Context) -> Any:
-        params = event.params
-        arguments: Mapping[str, str] = (
-            {} if isinstance(params.arguments, UnsetType) else params.arguments
-        )
-
-        async def run() -> Any:
-            if "prompts/get" in self._handlers:
-                return await self._advanced(event, ctx)
-            entry = self._prompts.get(params.name)
-            if entry is None:
-                raise McpError(INVALID_PARAMS, f"Unknown prompt: {params.name}")
-            try:
-                values = entry.info.convert(arguments, strict=False)
-            except msgspec.ValidationError as exc:
-                raise McpError(
-                    INVALID_PARAMS, f"Invalid arguments for prompt {params.name!r}: {exc}"
-                ) from None
-            try:
-                value = await _invoke(entry.info, values, ctx)
-                description = entry.prompt.description
-                return prompt_result(value, None if description is UNSET else description)
-            except McpError:
-                raise
-            except Exception as exc:
-                text = self._failed("prompt", event, exc)
-                raise McpError(INTERNAL_ERROR, f"Error in prompt: {text}") from exc
-
-        return await self._replay(event, ctx, params.name, arguments, run)
-
-    async def _complete(self, event: RequestReceived, ctx: Context) -> Any:
-        info = self._completion
-        if info is None:
-            raise McpError(METHOD_NOT_FOUND, "This server offers no completions")
-        params = event.params
-        context = params.context
-        resolved = {} if context is UNSET or context.arguments is UNSET else context.arguments
-        names = [p.name for p in info.parameters[:3]]
-        values = dict(zip(names, (params.ref, params.argument, resolved), strict=True))
-        try:
-            return complete_result(await _invoke(info, values, ctx))
-        except McpError:
-            raise
-        except Exception as exc:
-            text = self._failed("completion", event, exc)
-            raise McpError(INTERNAL_ERROR, f"Error in completion: {text}") from exc
-
-    # --- 2026-07-28 multi round-trip requests ------------------------------------------
-
-    async def _replay(
-        self,
-        event: RequestReceived,
-        ctx: Context,
-        name: str,
-        arguments: Any,
-        run: Callable[[], Awaitable[Any]],
-    ) -> Any:
-        if not ctx.modern or event.method not in MRTR_METHODS:
-            return await run()
-        params = event.params
-        # The binding (a digest of the arguments) is only needed to open or seal a
-        # requestState, so a call that carries none and asks nothing skips it.
-        binding: str | None = None
-        if not isinstance(params.request_state, UnsetType):
-            binding = _binding(event.method, name, arguments)
-        # Nothing to open without a requestState (most calls): no coroutine.
-        state = (
-            _State() if binding is None else await self._open(params.request_state, binding, ctx)
-        )
-        answers = dict(state.answers)
-        responses = params.input_responses
-        # Answers count only beside the requestState sealed with the questions:
-        # this server seals one into every InputRequiredResult it sends, and the
-        # client MUST echo it back with its answers (2026-07-28
-        # basic/patterns/mrtr.mdx "Client Requirements (Basic Workflow)").
-        # Answers without it answer no question of ours: taking them would skip
-        # the single-use check and run the handler again on the same answers.
-        # They are ignored, and the handler asks again (same page, "Error
-        # Handling": re-request what is missing rather than fail).
-        if not isinstance(params.request_state, UnsetType) and not isinstance(responses, UnsetType):
-            # Only answers to the questions asked last count; other keys are
-            # ignored, and a question left unanswered is asked again (same
-            # section: re-request missing information rather than fail).
-            for key, method in state.pending.items():
-                response = responses.get(key)
-                if response is not None:
-                    answers[key] = (method, response)
-        ctx._begin_replay(answers, state.kept, state.round)
-        try:
-            try:
-                return await run()
-            except UrlElicitationRequiredError as required:
-                raise InputNeeded(ctx._url_asks(required)) from None
-        except InputNeeded as asked:
-            if binding is None:
-                binding = _binding(event.method, name, arguments)
-            pending = {k: str(type(r).__struct_config__.tag) for k, r in asked.requests.items()}
-            kept = ctx._kept or {}
-            payload = msgspec.json.encode(
-                _State(answers=answers, pending=pending, kept=kept, round=state.round + 1)
-            )
-            return InputRequiredResult(
-                result_type="input_required",
-                input_requests=asked.requests,
-                request_state=self._sealer.seal(
-                    payload, now=ctx.now, request_binding=binding, principal=ctx.principal
-                ),
-            )
-        finally:
-            ctx._end_replay()
-
-    async def _open(self, token: str | UnsetType, binding: str | None, ctx: Context) -> _State:
-        if isinstance(token, UnsetType) or binding is None:
-            return _State()
-        try:
-            if self._once is None:
-                payload = self._sealer.open(
-                    token, now=ctx.now, request_binding=binding, principal=ctx.principal
-                )
-            else:
-                verified = self._sealer.verify(
-                    token, now=ctx.now, request_binding=binding, principal=ctx.principal
-                )
-                # Claimed only once otherwise valid, as the sealer's own guard.
-                if not await self._once.claim(verified.nonce, verified.expiry, now=ctx.now):
-                    raise StateRejected("replayed")
-                payload = verified.payload
-        except StateRejected as exc:
-            raise McpError(
-                INVALID_PARAMS, "invalid requestState", data={"reason": exc.reason}
-            ) from None
-        # Sealed by us, so it decodes; a key shared with another program could
-        # still yield foreign payloads, which fail here as invalid params.
-        try:
-            return msgspec.json.decode(payload, type=_State)
-        except msgspec.DecodeError:
-            raise McpError(
-                INVALID_PARAMS, "invalid requestState", data={"reason": "malformed"}
-            ) from None
-
-
-def _cursor(event: RequestReceived) -> str | UnsetType:
-    # The cursor of a list request (absent params: the first page).
-    params = event.params
-    return UNSET if isinstance(params, UnsetType) or params is None else params.cursor

@@ -303,7 +303,7 @@ class Context:
         handlers already run this way unless registered with ``threaded=False``.
 
         Raises:
-            Whatever ``fn`` raises.
+            Exception: whatever ``fn`` raises.
         """
         return await self.peer.run_sync(fn)
 

@@ -20,7 +20,6 @@ When a ``tools/call`` becomes a task:
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
@@ -28,6 +27,7 @@ import msgspec
 from msgspec import UNSET
 
 from ..server.context import Context, McpError
+from ..server.failures import log_failure
 from ..session.events import RequestReceived
 from ..types.tasks import TASKS_EXTENSION
 from ..wire.errors import (
@@ -50,8 +50,6 @@ from .render import (
 from .store import StoreFull
 
 __all__ = ["TASKS_EXTENSION", "TaskService", "declares_tasks"]
-
-log = logging.getLogger("mcp_core")
 
 LEGACY_TASKS_REVISION: Final = LEGACY_ERA
 LIST_PAGE: Final = 50
@@ -245,7 +243,7 @@ class TaskService:
                 )
                 return
             except Exception as exc:
-                log.error("task %s failed", run.record.task_id, exc_info=exc)
+                log_failure("task %s failed", run.record.task_id, exc=exc)
                 await engine.finish(
                     run.record,
                     clock(),

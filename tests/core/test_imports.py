@@ -10,6 +10,9 @@ Loading it and looking at ``sys.modules`` cannot prove that: ``time``, ``os`` an
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import paths
@@ -36,8 +39,9 @@ ALLOWED = frozenset(
         "hmac",
         "inspect",
         "itertools",
-        # The application layer logs handler failures (logger "mcp_core"); where
-        # the records go is the application's logging configuration.
+        # The application layer logs handler failures (logger "mcp_core"), importing
+        # logging on the first failure only (mcp_core/server/failures.py): loading it
+        # starts threading, which test_importing_the_core_loads_no_io_module forbids.
         "logging",
         "math",
         "operator",
@@ -54,6 +58,35 @@ ALLOWED = frozenset(
 )
 """Modules mcp_core may import. Not here, on purpose: time, os, io, socket, select,
 selectors, threading, asyncio, anyio, trio, h11, subprocess, urllib.request."""
+
+
+LOADS_NOTHING_OF = ("threading", "logging", "socket", "asyncio", "anyio", "trio", "selectors")
+"""Modules the interpreter does not load by itself, so ``sys.modules`` can show that
+importing mcp_core leaves them out (time and os it loads anyway: see above)."""
+
+_LOADED_BY = """
+import importlib, pkgutil, sys
+watched = sys.argv[1:]
+before = [name for name in watched if name in sys.modules]
+import mcp_core
+for module in pkgutil.walk_packages(mcp_core.__path__, "mcp_core."):
+    importlib.import_module(module.name)
+print(before, [name for name in watched if name in sys.modules])
+"""
+
+
+def test_importing_the_core_loads_no_io_module() -> None:
+    # A fresh interpreter: this one has loaded everything already.
+    env = {**os.environ, "PYTHONPATH": str(paths.ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED_BY, *LOADS_NOTHING_OF],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.strip() == "[] []", done.stdout + done.stderr
 
 
 def imports_of(path: Path, root: Path) -> list[tuple[int, str]]:

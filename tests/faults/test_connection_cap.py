@@ -6,6 +6,7 @@ from __future__ import annotations
 import anyio
 import pytest
 from anyio.abc import SocketStream
+from limits import HANG
 from net_helpers import port_of, serving
 from runtime_helpers import only_text
 
@@ -13,7 +14,7 @@ from mcp_core import Server
 from transports import connect_http
 
 pytestmark = pytest.mark.anyio
-LIMIT = 10.0
+LIMIT = HANG
 
 
 def hello() -> Server:

@@ -19,6 +19,7 @@ import anyio
 import paths
 import pytest
 from anyio.abc import Process, SocketStream
+from limits import HANG
 from runtime_helpers import only_text
 
 from transports import connect_http
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.anyio
 
 NOFILE = 64
 IDLE = 100
-LIMIT = 20.0
+LIMIT = HANG
 
 
 @asynccontextmanager

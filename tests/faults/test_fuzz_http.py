@@ -25,11 +25,12 @@ from fuzz_helpers import fuzz_settings
 from http_helpers import META, Gates, initialize, make_server
 from hypothesis import given
 from hypothesis import strategies as st
+from limits import HANG
 
 from mcp_core.http.server import HttpServerConfig
 from transports.http.server import HttpServer, HttpTimeouts
 
-LIMIT = 10.0
+LIMIT = HANG
 TIMEOUTS = HttpTimeouts(keep_alive=1.0, head=1.0, body=1.0, write=1.0)
 
 BODIES = [

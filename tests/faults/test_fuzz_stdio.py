@@ -21,12 +21,13 @@ import pytest
 from fuzz_helpers import fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
+from limits import HANG
 
 from mcp_core import Server
 from transports.server_connection import serve_stream
 from transports.stdio_streams import StdioStream
 
-LIMIT = 15.0
+LIMIT = HANG
 VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2026-07-28", "1.0"]
 
 

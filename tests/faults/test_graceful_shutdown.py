@@ -28,13 +28,14 @@ from http_helpers import (
     modern_headers,
     open_session,
 )
+from limits import HANG
 from net_helpers import port_of
 
 from mcp_core.http.server import HttpServerConfig
 from transports.http.server import HttpServer
 
 pytestmark = pytest.mark.anyio
-LIMIT = 10.0
+LIMIT = HANG
 
 
 @asynccontextmanager

@@ -22,6 +22,7 @@ import pytest
 from adapter_flavours import by_flavour, flavour_fixture  # noqa: F401
 from asgi_helpers import starlette_app, uvicorn_serving
 from http_helpers import RawClient, call, data, open_session
+from limits import HANG
 from mcp import Client as SdkClient
 
 from mcp_core import Context, HttpServerConfig, Server
@@ -32,7 +33,7 @@ from transports.http.server import serve_http
 
 pytestmark = pytest.mark.anyio
 
-LIMIT: Final = 20.0
+LIMIT: Final = HANG
 POLLING: Final = HttpServerConfig(sse_poll_after=0, sse_retry_ms=20)
 
 

@@ -35,6 +35,7 @@ import mcp_types as sdk_types
 import msgspec
 import paths
 import pytest
+from limits import HANG
 from mcp import Client as SdkClient
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -65,7 +66,7 @@ OUR_SERVER = str(HERE / "servers" / "interop_server.py")
 SDK_SERVER = str(HERE / "servers" / "sdk_server.py")
 ENV: Final = {"PYTHONPATH": ROOT}
 
-LIMIT: Final = 20.0
+LIMIT: Final = HANG
 """Seconds one connection's whole conversation may take, spawn included (the SDK
 server takes most of a second to import on a busy two-core machine)."""
 

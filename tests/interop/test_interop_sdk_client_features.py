@@ -14,6 +14,7 @@ import anyio
 import mcp_types as sdk_types
 import paths
 import pytest
+from limits import HANG
 from mcp import Client as SdkClient
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -22,7 +23,7 @@ from mcp_core.wire import MISSING_REQUIRED_CLIENT_CAPABILITY, URL_ELICITATION_RE
 
 SERVER = str(paths.SERVERS / "interop_server.py")
 ENV: Final = {"PYTHONPATH": str(paths.ROOT)}
-LIMIT: Final = 20.0
+LIMIT: Final = HANG
 """Seconds for one connection's conversation, spawn included (see test_interop_sdk)."""
 
 

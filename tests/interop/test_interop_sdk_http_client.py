@@ -23,6 +23,7 @@ import anyio
 import paths
 import pytest
 from asgi_helpers import uvicorn_serving
+from limits import HANG
 from runtime_helpers import ERAS
 from test_interop_sdk import (
     OurSide,
@@ -39,7 +40,7 @@ from transports import connect_http
 pytestmark = pytest.mark.anyio
 
 SDK_SERVER: Final = paths.SERVERS / "sdk_server.py"
-LIMIT: Final = 20.0
+LIMIT: Final = HANG
 _loaded = itertools.count()
 
 

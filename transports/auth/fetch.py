@@ -1,4 +1,6 @@
 # One small HTTP exchange for a verifier: a JWKS to GET, a token to introspect.
+# It goes through the proxies the environment names, as the client's exchanges do
+# (transports/http/pool.py).
 #
 # Each exchange opens a connection of its own and closes it (`connection: close`):
 # a JWKS is fetched seldom, and introspection answers are cached, so a pool would
@@ -67,13 +69,13 @@ async def fetch(
     """
     try:
         origin, target = split_url(url)
+        pool = ConnectionPool(HttpClientTimeouts(connect=timeout, read=timeout, write=timeout))
     except ValueError as exc:
         raise FetchError(str(exc)) from None
-    timeouts = HttpClientTimeouts(connect=timeout, read=timeout, write=timeout)
     head = [("host", host_header(origin)), ("connection", "close"), *headers]
     try:
         with anyio.fail_after(timeout):
-            connection = await ConnectionPool(timeouts).acquire(origin)
+            connection = await pool.acquire(origin)
             try:
                 await connection.send_request(method, target, head, body)
                 response = await connection.receive_head(timeout)

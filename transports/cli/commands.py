@@ -310,9 +310,6 @@ def _serve_http(args: argparse.Namespace) -> int:
     except ValueError as exc:
         _error(str(exc))
         return 2
-    except ImportError:
-        _error("--auth-jwks needs the 'auth' extra: pip install 'mcp-core[auth]'")
-        return 2
 
     def listening(url: str) -> None:
         print(f"mcp-core: serving {name} on {url}", file=sys.stderr, flush=True)
@@ -531,6 +528,7 @@ def _configure_gateway(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="calls parked at once, at most (1000); past it an upstream's question is refused",
     )
+    add_auth_arguments(parser)
 
 
 def _run_gateway(args: argparse.Namespace) -> int:

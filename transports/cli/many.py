@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,6 +38,7 @@ from mcp_core.manager import ConfigError, ServerConfig, TraceEntry, parse_server
 from ..manager import Manager, ManagerError, ServerStatus
 from .client import list_lines, parse_arguments, pretty, render_call
 from .connect import UsageError, error
+from .serve_auth import bearer_auth
 
 __all__ = [
     "load_servers",
@@ -273,7 +275,14 @@ def run_gateway(args: argparse.Namespace) -> int:
     """``mcp-core gateway --config FILE``: serve the servers' union as one server."""
     try:
         servers = load_servers(args.config, args.timeout)
-    except UsageError as exc:
+        # Whoever reaches the gateway uses the upstreams' credentials: over HTTP it
+        # takes the same resource-server options as `serve` (serve_auth.py).
+        authenticate: Any = None
+        if args.transport == "http":
+            authenticate = bearer_auth(args, args.host, args.port, args.path)
+        elif args.auth_jwks is not None:
+            raise UsageError("--auth-jwks only applies to --transport http")
+    except (UsageError, ValueError) as exc:
         error(str(exc))
         return 2
     from ..http.server import serve_http
@@ -294,7 +303,8 @@ def run_gateway(args: argparse.Namespace) -> int:
                 await serve_stdio(gateway)
                 return
             async with anyio.create_task_group() as tg:
-                port = await tg.start(serve_http, gateway, args.host, args.port, args.path)
+                serving = partial(serve_http, authenticate=authenticate)
+                port = await tg.start(serving, gateway, args.host, args.port, args.path)
                 url = f"http://{args.host}:{port}{args.path}"
                 print(f"mcp-core: gateway serving on {url}", file=sys.stderr, flush=True)
 

@@ -1,6 +1,6 @@
-"""``mcp-core serve --transport http --auth-jwks URL --auth-issuer ISSUER``: serve
-as an OAuth resource server, with JWT access tokens checked against the issuer's
-JWKS (see `transports.auth`)."""
+"""``mcp-core serve|gateway --transport http --auth-jwks URL --auth-issuer ISSUER``:
+serve as an OAuth resource server, with JWT access tokens checked against the
+issuer's JWKS (see `transports.auth`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ __all__ = ["add_auth_arguments", "bearer_auth"]
 
 
 def add_auth_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``--auth-*`` options of ``serve``."""
+    """The ``--auth-*`` options of ``serve`` and ``gateway``."""
     parser.add_argument(
         "--auth-jwks",
         metavar="URL",
@@ -43,8 +43,8 @@ def bearer_auth(args: argparse.Namespace, host: str, port: int, path: str) -> An
     else a `BearerAuth`.
 
     Raises:
-        ValueError: the options do not go together (a usage error).
-        ImportError: the ``auth`` extra is not installed.
+        ValueError: the options do not go together, or the ``auth`` extra is not
+            installed (a usage error: its message says which).
     """
     given = [args.auth_issuer, args.auth_audience, args.auth_scope]
     if args.auth_jwks is None:
@@ -61,7 +61,13 @@ def bearer_auth(args: argparse.Namespace, host: str, port: int, path: str) -> An
     from mcp_core.auth import ResourceConfig, ScopePolicy
 
     from ..auth import BearerAuth
-    from ..auth.jwt import JwtVerifier
+
+    try:
+        from ..auth.jwt import JwtVerifier
+    except ImportError:
+        raise ValueError(
+            "--auth-jwks needs the 'auth' extra: pip install 'mcp-core[auth]'"
+        ) from None
 
     scopes = tuple(args.auth_scope or ())
     resource = ResourceConfig(

@@ -8,8 +8,9 @@
 - `responder`, `timeouts`, `admission`: what an adapter and the service share (how a
   response is written, how long clients may take, who a request comes from);
 - `streams`: which HTTP answer each outgoing message goes on;
-- `client` / `pool`: the client side (`connect_http`) and its keep-alive pool;
-- `head_lines`: header lines checked once and reused.
+- `client` / `pool`: the client side (`connect_http`) and its keep-alive pool, which
+  goes through the proxies the environment names (CONNECT tunnels for https);
+- `head_lines`: header lines checked once and reused (never a credential).
 
 The HTTP rules themselves are `mcp_core.http`; these modules carry them out.
 """

@@ -45,6 +45,7 @@ from mcp_core.http.client_actions import (
 )
 from mcp_core.http.client_config import DEFAULT_CLIENT_CONFIG, DEFAULT_MAX_ANSWER_BYTES
 from mcp_core.http.decisions import Headers
+from mcp_core.http.proxy import ProxySettings
 from mcp_core.http.urls import split_url
 from mcp_core.wire import Message, RequestId
 
@@ -59,6 +60,7 @@ from .pool import (
     HttpClientTimeouts,
     HttpConnection,
     describe,
+    environment_proxies,
 )
 
 __all__ = [
@@ -403,6 +405,7 @@ def http_connector(
     max_retry_delay: float = DEFAULT_CLIENT_CONFIG.max_retry_delay,
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     auth: OAuth | None = None,
+    trust_env: bool = True,
 ) -> Connector:
     """A connector for `Client` that talks to the MCP server at ``url`` over HTTP.
 
@@ -426,11 +429,16 @@ def http_connector(
             event); a larger one fails its request.
         auth: OAuth 2.1 for a server that asks for it (`OAuth`): the token goes
             on every request, and a 401/403 runs the flow, then the request again.
+        trust_env: go through the proxies the environment names (HTTPS_PROXY,
+            HTTP_PROXY, NO_PROXY and their lower-case forms, read now), for the
+            server and the OAuth flow alike; False connects directly.
 
     Raises:
-        ValueError: ``url`` is not an absolute http(s) URL.
+        ValueError: ``url`` is not an absolute http(s) URL, or a proxy variable
+            holds an unusable URL.
     """
     split_url(url)  # refuse a bad URL now, not at the first request
+    proxies = environment_proxies() if trust_env else ProxySettings()
     extra = {"user-agent": f"mcp-core/{__version__}"}
     extra.update((name.lower(), value) for name, value in (headers or {}).items())
     for name in _FRAMING_HEADERS:
@@ -449,8 +457,8 @@ def http_connector(
     @asynccontextmanager
     async def connect(driver: Driver) -> AsyncIterator[HttpClientEndpoint]:
         endpoint = HttpClientEndpoint(url, config)
-        pool = ConnectionPool(timeouts, context, max_idle_connections)
-        auth_pool = ConnectionPool(timeouts, context, 2) if auth is not None else None
+        pool = ConnectionPool(timeouts, context, max_idle_connections, proxies)
+        auth_pool = ConnectionPool(timeouts, context, 2, proxies) if auth is not None else None
         async with anyio.create_task_group() as tg:
             carrier = _Carrier(endpoint, pool, driver, tg, auth, auth_pool)
             driver.attach(carrier.sink)
@@ -480,6 +488,7 @@ def connect_http(
     max_retry_delay: float = DEFAULT_CLIENT_CONFIG.max_retry_delay,
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     auth: OAuth | None = None,
+    trust_env: bool = True,
     **client_options: Any,
 ) -> Client:
     """A `Client` of the MCP server at ``url``; use it with ``async with``::
@@ -497,6 +506,7 @@ def connect_http(
         max_idle_connections: idle connections kept for reuse.
         max_reconnects, max_retry_delay, max_answer_bytes: see `http_connector`.
         auth: OAuth 2.1 (see `http_connector`).
+        trust_env: use the environment's proxies (see `http_connector`).
         client_options: anything `Client` takes (callbacks, revisions, timeout...).
     """
     connector = http_connector(
@@ -511,5 +521,6 @@ def connect_http(
         max_retry_delay=max_retry_delay,
         max_answer_bytes=max_answer_bytes,
         auth=auth,
+        trust_env=trust_env,
     )
     return Client(connector, **client_options)

@@ -17,6 +17,13 @@
 # holds), so sending a remembered Response again checks nothing again, and h11
 # still sees every response: its state machine and its framing and keep-alive
 # rules run as for a new event.
+#
+# Both tables live as long as the process and are shared by every connection, so
+# they keep no credential (Authorization, DPoP, Proxy-Authorization, cookies:
+# `mcp_core.http.headers.CREDENTIAL_FIELDS`) and no long value (over
+# `KEPT_VALUE_CHARS`: an argument mirrored in an Mcp-Param header): such a field is
+# checked and written for its message only, as the server's table of decoded
+# fields does (mcp_core/http/decisions.py).
 
 from __future__ import annotations
 
@@ -25,6 +32,8 @@ from collections.abc import Iterable
 from typing import Final
 
 import h11
+
+from mcp_core.http.headers import CREDENTIAL_FIELDS, KEPT_VALUE_CHARS
 
 __all__ = ["lines_of", "response_head", "with_lines"]
 
@@ -60,10 +69,16 @@ def _line(name: str, value: str) -> bytes:
         if not _VALUE.fullmatch(raw_value):
             raise h11.LocalProtocolError(f"Illegal header value {raw_value!r}")
         line = b"%s: %s\r\n" % (raw_name, raw_value)
-        if len(_lines) >= _MAX_LINES:
-            _lines.clear()
-        _lines[name, value] = line
+        if _keeps(name, value):
+            if len(_lines) >= _MAX_LINES:
+                _lines.clear()
+            _lines[name, value] = line
     return line
+
+
+def _keeps(name: str, value: str) -> bool:
+    # Whether a field may stay in a table of this module after its message.
+    return len(value) <= KEPT_VALUE_CHARS and name.lower() not in CREDENTIAL_FIELDS
 
 
 def lines_of(headers: Iterable[tuple[str, str]]) -> tuple[list[tuple[str, str]], bytes]:
@@ -101,7 +116,8 @@ def response_head(status: int, headers: tuple[tuple[str, str], ...]) -> tuple[h1
     if head is None:
         own, lines = lines_of(headers)
         head = (h11.Response(status_code=status, headers=own), lines)
-        if len(_heads) >= _MAX_HEADS:
-            _heads.clear()
-        _heads[key] = head
+        if all(_keeps(name, value) for name, value in headers):
+            if len(_heads) >= _MAX_HEADS:
+                _heads.clear()
+            _heads[key] = head
     return head

@@ -13,11 +13,18 @@
 # a non-idempotent request on its own (a POST that was written may have been
 # read, and a tool may be running).
 #
+# Through an outbound proxy (`mcp_core.http.proxy`: by default the one the
+# environment names, HTTPS_PROXY, HTTP_PROXY and NO_PROXY), an https origin is
+# reached through a CONNECT tunnel with TLS inside it, and a plain http request
+# goes to the proxy with an absolute-form target; a connection is still kept per
+# origin.
+#
 # Failures are anyio's, h11's and the operating system's; `FAILURES` lists every
 # exception type that means "this exchange failed", and `describe` words them.
 
 from __future__ import annotations
 
+import os
 import select
 import ssl
 from collections.abc import Sequence
@@ -28,8 +35,10 @@ import anyio
 import h11
 from anyio import TypedAttributeLookupError
 from anyio.abc import ByteStream, SocketAttribute
+from anyio.streams.tls import TLSStream
 
 from mcp_core.http.client_actions import HttpOrigin
+from mcp_core.http.proxy import Proxy, ProxySettings
 
 from .head_lines import lines_of, with_lines
 
@@ -39,7 +48,9 @@ __all__ = [
     "ConnectionPool",
     "HttpClientTimeouts",
     "HttpConnection",
+    "ProxyError",
     "describe",
+    "environment_proxies",
 ]
 
 _END: Final = h11.EndOfMessage()
@@ -76,6 +87,21 @@ class HttpClientTimeouts:
 DEFAULT_TIMEOUTS: Final = HttpClientTimeouts()
 """The timeouts used when none are given."""
 
+
+class ProxyError(ConnectionError):
+    """The proxy would not open a tunnel (its status is in the message), or broke
+    the exchange that asked for one."""
+
+
+def environment_proxies() -> ProxySettings:
+    """The proxies this process's environment names (`ProxySettings.from_environment`).
+
+    Raises:
+        ValueError: a proxy variable holds an unusable URL.
+    """
+    return ProxySettings.from_environment(os.environ)
+
+
 FAILURES: Final[tuple[type[BaseException], ...]] = (
     OSError,  # refused, unreachable, reset; ssl.SSLError is one too
     TimeoutError,  # anyio.fail_after
@@ -87,6 +113,7 @@ FAILURES: Final[tuple[type[BaseException], ...]] = (
 """What failing to carry an exchange raises."""
 
 _WORDS: Final[dict[type[BaseException], str]] = {
+    ProxyError: "the proxy failed",
     TimeoutError: "timed out",
     ssl.SSLCertVerificationError: "the TLS certificate was not accepted",
     ssl.SSLError: "TLS failed",
@@ -141,6 +168,36 @@ def _chunk_of(event: Any) -> bytes | None:
     raise anyio.EndOfStream
 
 
+async def _open_tunnel(stream: ByteStream, proxy: Proxy, origin: HttpOrigin) -> None:
+    # The CONNECT exchange, with h11: a 2xx switches the connection to a tunnel
+    # (h11's SWITCHED_PROTOCOL); anything else is the proxy's refusal.
+    target, headers = proxy.tunnel_request(origin)
+    h = h11.Connection(h11.CLIENT, max_incomplete_event_size=_MAX_HEAD_BYTES)
+    request = h11.Request(method="CONNECT", target=target, headers=headers)
+    await stream.send((h.send(request) or b"") + (h.send(_END) or b""))
+    while True:
+        event = h.next_event()
+        if event is h11.NEED_DATA:
+            try:
+                data = await stream.receive(_READ_BYTES)
+            except anyio.EndOfStream:
+                data = b""
+            if not data:
+                raise ProxyError(
+                    f"the proxy closed the connection before opening a tunnel to {target}"
+                )
+            h.receive_data(data)
+        elif isinstance(event, h11.Response):
+            break
+        elif not isinstance(event, h11.InformationalResponse):
+            raise ProxyError(f"the proxy answered CONNECT {target} with {type(event).__name__}")
+    if not 200 <= event.status_code < 300:
+        reason = event.reason.decode("latin-1")
+        raise ProxyError(f"the proxy refused a tunnel to {target}: {event.status_code} {reason}")
+    if h.trailing_data[0]:
+        raise ProxyError(f"the proxy sent bytes before the tunnel to {target} opened")
+
+
 class HttpConnection:
     """One HTTP/1.1 connection to an origin."""
 
@@ -160,12 +217,20 @@ class HttpConnection:
         #: No byte of the current response has come yet.
         self.fresh = True
         self.idle_since = 0.0
+        #: The proxy a plain http connection goes to: requests then name the
+        #: whole URL, with the proxy's credentials.
+        self.forward: Proxy | None = None
 
     async def send_request(
         self, method: str, target: str, headers: Sequence[tuple[str, str]], body: bytes
     ) -> None:
         """Send a whole request."""
         self.fresh = True
+        forward = self.forward
+        if forward is not None:
+            target = forward.absolute_target(self.origin, target)
+            if forward.authorization is not None:
+                headers = (*headers, ("proxy-authorization", forward.authorization))
         own, lines = lines_of(headers)
         if body or method == "POST":
             own.append(("content-length", str(len(body))))
@@ -244,9 +309,14 @@ class ConnectionPool:
 
     Args:
         timeouts: connect, write, read and keep-alive times.
-        ssl_context: for https origins; None verifies certificates with the
-            system's trust store.
+        ssl_context: for https origins (and https proxies); None verifies
+            certificates with the system's trust store.
         max_idle: idle connections kept per origin.
+        proxies: which proxy each origin is reached through; None reads the
+            environment (`environment_proxies`), ``ProxySettings()`` uses none.
+
+    Raises:
+        ValueError: ``proxies`` is None and a proxy variable is unusable.
     """
 
     def __init__(
@@ -254,10 +324,12 @@ class ConnectionPool:
         timeouts: HttpClientTimeouts = DEFAULT_TIMEOUTS,
         ssl_context: ssl.SSLContext | None = None,
         max_idle: int = 4,
+        proxies: ProxySettings | None = None,
     ) -> None:
         self.timeouts = timeouts
         self._ssl_context = ssl_context
         self.max_idle = max_idle
+        self.proxies = environment_proxies() if proxies is None else proxies
         self._idle: dict[HttpOrigin, list[HttpConnection]] = {}
 
     def _context(self) -> ssl.SSLContext:
@@ -276,18 +348,42 @@ class ConnectionPool:
             ):
                 return connection
             await connection.aclose()
-        scheme, host, port = origin
+        proxy = self.proxies.proxy_for(origin)
         with anyio.fail_after(self.timeouts.connect):
-            stream: ByteStream
-            if scheme == "https":
-                # h11 knows where every message ends, so a TLS close without
-                # close_notify cannot truncate anything unnoticed.
-                stream = await anyio.connect_tcp(
-                    host, port, ssl_context=self._context(), tls_standard_compatible=False
-                )
+            if proxy is None:
+                stream = await self._connect(origin)
             else:
-                stream = await anyio.connect_tcp(host, port)
-        return HttpConnection(stream, origin, self.timeouts)
+                stream = await self._connect(proxy.origin)
+                if origin[0] == "https":
+                    stream = await self._tunnel(stream, proxy, origin)
+        connection = HttpConnection(stream, origin, self.timeouts)
+        if proxy is not None and origin[0] == "http":
+            connection.forward = proxy
+        return connection
+
+    async def _connect(self, origin: HttpOrigin) -> ByteStream:
+        scheme, host, port = origin
+        if scheme == "https":
+            # h11 knows where every message ends, so a TLS close without
+            # close_notify cannot truncate anything unnoticed.
+            return await anyio.connect_tcp(
+                host, port, ssl_context=self._context(), tls_standard_compatible=False
+            )
+        return await anyio.connect_tcp(host, port)
+
+    async def _tunnel(self, stream: ByteStream, proxy: Proxy, origin: HttpOrigin) -> ByteStream:
+        # CONNECT through the proxy, then TLS with the origin inside the tunnel.
+        try:
+            await _open_tunnel(stream, proxy, origin)
+            return await TLSStream.wrap(
+                stream,
+                hostname=origin[1],
+                ssl_context=self._context(),
+                standard_compatible=False,
+            )
+        except BaseException:
+            await anyio.aclose_forcefully(stream)
+            raise
 
     async def release(self, connection: HttpConnection) -> None:
         """Take a connection back after its exchange: kept if reusable."""

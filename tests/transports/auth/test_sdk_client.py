@@ -12,6 +12,7 @@ import anyio
 import httpx2
 import pytest
 from auth_helpers import EC_KEY, ISSUER, RESOURCE, jwks_endpoint, protecting, public_jwk, token
+from limits import HANG
 from mcp import Client as SdkClient
 from mcp import MCPError
 from mcp.client.streamable_http import streamable_http_client
@@ -20,7 +21,7 @@ from transports.auth.jwt import JwtVerifier
 
 pytestmark = pytest.mark.anyio
 
-LIMIT: Final = 30.0
+LIMIT: Final = HANG
 
 
 @asynccontextmanager

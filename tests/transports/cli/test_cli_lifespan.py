@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from limits import HANG
 
 SERVER = textwrap.dedent(
     """
@@ -34,7 +35,7 @@ def test_a_failing_lifespan_stops_serve_with_a_clear_message(
     path.write_text(SERVER)
     argv = [sys.executable, "-m", "transports", "serve", str(path), "--backend", backend]
     done = subprocess.run(
-        [*argv, *transport], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+        [*argv, *transport], capture_output=True, text=True, timeout=HANG, stdin=subprocess.DEVNULL
     )
     assert done.returncode == 1
     assert "the lifespan of server 'bad' failed to start" in done.stderr

@@ -19,6 +19,7 @@ import anyio
 import paths
 import pytest
 from anyio.abc import Process
+from limits import HANG
 from runtime_helpers import LIMIT
 
 ROOT = paths.ROOT
@@ -229,7 +230,7 @@ def test_reload_needs_http(tmp_path: Path) -> None:
         [sys.executable, "-m", "transports", "serve", str(EXAMPLES / "hello.py"), "--reload"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert (done.returncode, done.stdout) == (2, "")
     assert "--reload only applies to --transport http" in done.stderr

@@ -8,12 +8,13 @@ from typing import Any
 import anyio
 import msgspec
 import pytest
+from limits import HANG
 from redis_helpers import RedisProcess, backends
 
 from mcp_core.http.shared import SessionRecord
 from mcp_core.tasks import TaskRecord
 
-LIMIT = 10.0
+LIMIT = HANG
 pytestmark = pytest.mark.anyio
 
 

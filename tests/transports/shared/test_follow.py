@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
+from limits import HANG
 
 from mcp_core.http.server import HttpEndpoint
 from mcp_core.http.shared import MemoryEventLog
@@ -18,7 +19,7 @@ from transports.http.shared_events import EventShipper, Follower
 
 pytestmark = pytest.mark.anyio
 
-LIMIT = 5.0
+LIMIT = HANG
 PROGRESS = (
     b'{"jsonrpc":"2.0","method":"notifications/progress",'
     b'"params":{"progressToken":"p","progress":0}}'

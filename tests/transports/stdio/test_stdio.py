@@ -20,6 +20,7 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 import pytest
+from limits import HANG
 
 from mcp_core.wire import LineTooLong
 from mcp_core.wire.framing import HEAD_BYTES
@@ -29,7 +30,7 @@ from transports.stdio_streams import StdioStream
 pytestmark = pytest.mark.anyio
 
 #: Seconds any one test may take; every wait below is bounded by it.
-LIMIT = 15
+LIMIT = HANG
 #: Short enough to keep the shutdown-ladder tests quick, long enough for a loaded machine to
 #: start a Python child's signal handlers before they matter (each test waits for "ready").
 LADDER = 0.3

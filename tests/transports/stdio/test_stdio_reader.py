@@ -17,6 +17,7 @@ import os
 import anyio
 import anyio.lowlevel
 import pytest
+from limits import HANG
 
 from transports import backend
 from transports.stdio_streams import StdioStream
@@ -27,7 +28,7 @@ pytestmark = [
     pytest.mark.skipif(not backend.native, reason="plain anyio (MCP_CORE_PLAIN_ANYIO) keeps none"),
 ]
 
-LIMIT = 15
+LIMIT = HANG
 TURNS = 50
 """Loop turns to run with data left unread; the kept reader allows itself far fewer."""
 
