@@ -75,6 +75,7 @@ from .decisions import (
     refuse,
 )
 from .headers import accepts, host_allowed, media_type, origin_allowed
+from .health import HealthRules
 from .legacy import LegacyRules
 from .legacy_sse import HttpSseRules
 from .mcp_headers import ToolHeaders, modern_refusal
@@ -156,6 +157,8 @@ class HttpEndpoint:
         )
         #: Live legacy sessions by id (the legacy rules' table).
         self.sessions: dict[str, HttpSession] = legacy.sessions
+        #: The health probes served beside (`health`; the adapter answers them).
+        self.health = HealthRules(config)
         self._passed: set[tuple[str, str | None, str | None, str | None, str | None]] = set()
 
     # --- deciding -----------------------------------------------------------------------

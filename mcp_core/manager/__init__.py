@@ -24,10 +24,13 @@ from .config import (
     NoAuth,
     OAuthAuth,
     ServerConfig,
+    ServersRead,
     TokenAuth,
     Transport,
     parse_servers,
+    read_servers,
     server_config,
+    unknown_keys,
 )
 from .gateway import PARKED_KEY, RELAYED, Gateway, Question, state_error
 from .names import MAX_SAFE_LENGTH, Collision, Names, assign_names, describe, sanitise
@@ -55,6 +58,7 @@ __all__ = [
     "Question",
     "Retries",
     "ServerConfig",
+    "ServersRead",
     "TokenAuth",
     "Trace",
     "TraceEntry",
@@ -63,9 +67,11 @@ __all__ = [
     "changed_kind",
     "describe",
     "parse_servers",
+    "read_servers",
     "redact_headers",
     "sanitise",
     "server_config",
+    "unknown_keys",
     "state_error",
     "ttl_of",
 ]

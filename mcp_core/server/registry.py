@@ -216,7 +216,10 @@ class Registry:
             icons, meta: as in the Tool definition.
             threaded: run the function in a worker thread (see `FunctionInfo`);
                 by default plain functions do and ``async def`` ones do not.
-                False for a plain function known to be quick.
+                False for a plain function known never to block (no I/O, no
+                sleep, no lock, well under a millisecond): it then runs inline
+                on the event loop and costs what an ``async def`` does, but
+                while it runs no other request of the process is served.
             task: True (or "optional"): a call may run as a task, in the
                 background, when the client can take one (2026-07-28: it
                 declares the tasks extension; 2025-11-25: it sends

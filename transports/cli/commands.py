@@ -49,6 +49,7 @@ from mcp_core.server import LifespanError
 from mcp_core.session import LOG_LEVELS
 
 from ..backend import available
+from .logs import add_log_arguments, configure_logging
 from .serve_auth import add_auth_arguments, bearer_auth
 
 if TYPE_CHECKING:
@@ -228,9 +229,11 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         "changes (for development)",
     )
     add_auth_arguments(parser)
+    add_log_arguments(parser)
 
 
 def _run_serve(args: argparse.Namespace) -> int:
+    configure_logging(args)
     if args.reload:
         return _serve_reloading(args)
     if args.transport == "http":
@@ -529,9 +532,11 @@ def _configure_gateway(parser: argparse.ArgumentParser) -> None:
         help="calls parked at once, at most (1000); past it an upstream's question is refused",
     )
     add_auth_arguments(parser)
+    add_log_arguments(parser)
 
 
 def _run_gateway(args: argparse.Namespace) -> int:
+    configure_logging(args)
     from .many import run_gateway
 
     return run_gateway(args)
