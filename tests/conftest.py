@@ -6,7 +6,11 @@ generation and single examples can take longer than Hypothesis's defaults allow,
 which would fail a test for the machine's sake: no per-example deadline, and no
 health check on slow generation. Every other health check stays on.
 
-`anyio_backend`: every async test runs under asyncio and trio.
+`anyio_backend`: every async test runs under asyncio and trio (trio's runs are
+skipped where trio is not installed: it is an extra).
+
+`native`: for a test that runs twice, with the ways around anyio of
+`transports.backend` and with their plain-anyio fallbacks.
 
 The helper modules beside this file (`helpers`, `runtime_helpers`, `paths`, ...) are
 imported by plain name from tests at any depth: pytest puts this folder on sys.path
@@ -14,6 +18,9 @@ when it loads this conftest.
 """
 
 from __future__ import annotations
+
+import importlib.util
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -26,6 +33,22 @@ settings.register_profile(
 settings.load_profile("mcp-core")
 
 
-@pytest.fixture(params=["asyncio", "trio"])
+_NO_TRIO = importlib.util.find_spec("trio") is None
+
+
+@pytest.fixture(
+    params=[
+        "asyncio",
+        pytest.param("trio", marks=pytest.mark.skipif(_NO_TRIO, reason="trio is not installed")),
+    ]
+)
 def anyio_backend(request: pytest.FixtureRequest) -> str:
     return str(request.param)
+
+
+@pytest.fixture(params=[True, False], ids=["native", "plain"])
+def native(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[bool]:
+    from transports import backend
+
+    monkeypatch.setattr(backend, "native", request.param)
+    yield bool(request.param)

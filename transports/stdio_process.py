@@ -38,6 +38,7 @@ from anyio.abc import Process
 
 from mcp_core.wire import DEFAULT_LIMITS
 
+from .errors import SEND_FAILED
 from .stdio_streams import StdioStream, _Pipe
 
 __all__ = ["DEFAULT_SHUTDOWN_TIMEOUT", "INHERITED_ENV_VARS", "StdioProcess", "open_stdio_process"]
@@ -232,7 +233,7 @@ async def _pump_stderr(
                 rest = rest[cut:]
         if rest:
             deliver(rest)
-    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+    except SEND_FAILED:
         pass
     finally:
         await err.release(close=True)
@@ -245,7 +246,7 @@ async def _drain(stream: StdioStream) -> None:
     try:
         async for _ in stream:
             pass
-    except (anyio.BusyResourceError, anyio.ClosedResourceError, anyio.BrokenResourceError):
+    except (anyio.BusyResourceError, *SEND_FAILED):
         pass
 
 

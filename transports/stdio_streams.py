@@ -22,7 +22,8 @@ else (codec, sessions, the runtime) to its callers.
   every read or write is tried first, and only ``EAGAIN`` makes the task wait in
   `anyio.wait_readable` / `anyio.wait_writable` (anyio >= 4.7 takes a plain fd on asyncio and
   trio alike). On asyncio the read side waits instead on a reader it keeps registered with
-  the loop between waits (`_LoopReader`), which saves two ``epoll_ctl`` calls a wait.
+  the loop between waits (`transports.backend.KeptReader`), which saves two ``epoll_ctl``
+  calls a wait.
   Trying first also makes regular files and ``/dev/null`` work, which epoll cannot watch
   but which never return ``EAGAIN``. Reads take 64 KiB at a time, the default capacity of
   a Linux pipe, so one system call empties a full pipe.
@@ -61,7 +62,6 @@ POSIX only: non-blocking pipes, process groups and signals have no Windows equiv
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
 import os
 import sys
@@ -76,6 +76,8 @@ from anyio.abc import ObjectStream
 
 from mcp_core.wire import DEFAULT_MAX_LINE_BYTES, LineFramer, LineTooLong, frame_line
 
+from .backend import KeptReader, kept_reader
+
 __all__ = ["READ_CHUNK_BYTES", "StdioStream", "stdio_server_stream"]
 
 READ_CHUNK_BYTES: Final = 64 * 1024
@@ -87,77 +89,6 @@ def _set_nonblocking(fd: int) -> int:
     if not flags & os.O_NONBLOCK:
         fcntl.fcntl(fd, fcntl.F_SETFL, flags | os.O_NONBLOCK)
     return flags
-
-
-_IDLE_FIRES: Final = 4
-"""Loop turns a kept reader may find the pipe readable with no task waiting before it
-removes itself (reading paused by back-pressure would otherwise turn the loop forever)."""
-
-
-class _LoopReader:
-    """An asyncio loop's reader that stays registered on a descriptor between waits.
-
-    `anyio.wait_readable` adds a reader for each wait and removes it after (two
-    ``epoll_ctl`` calls and a loop turn, ~7 us of the ~20 a wait costs; benchmarks/README.md,
-    "stdio, second pass"), and a pipe read one message at a time waits for nearly every
-    message. This one is added at the first wait and stays: the selector's readiness is
-    level-triggered, so the callback runs in every loop turn while the pipe is readable.
-    It wakes the waiting task if there is one; when it finds no task waiting `_IDLE_FIRES`
-    times since the last wait began (data left unread on purpose, or the end of input
-    nobody reads yet), it removes itself and the next wait adds it again.
-    """
-
-    __slots__ = ("_fd", "_idle_fires", "_loop", "_registered", "_waiter")
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, fd: int) -> None:
-        self._loop = loop
-        self._fd = fd
-        self._registered = False
-        self._waiter: asyncio.Future[None] | None = None
-        self._idle_fires = 0
-
-    async def wait(self) -> None:
-        waiter = self._waiter = self._loop.create_future()
-        self._idle_fires = 0
-        try:
-            if not self._registered:
-                self._loop.add_reader(self._fd, self._fire)
-                self._registered = True
-            await waiter
-        finally:
-            self._waiter = None
-
-    def wake(self) -> None:
-        waiter = self._waiter
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-
-    def _fire(self) -> None:
-        waiter = self._waiter
-        if waiter is not None:
-            if not waiter.done():
-                waiter.set_result(None)
-            return
-        # Readable and nobody waits: the data a read just took (a stale event of this
-        # turn), or data left for later. Allow a few turns, then stop watching.
-        self._idle_fires += 1
-        if self._idle_fires >= _IDLE_FIRES:
-            self.remove()
-
-    def remove(self) -> None:
-        if self._registered:
-            self._registered = False
-            self._loop.remove_reader(self._fd)
-
-
-def _loop_reader(fd: int) -> _LoopReader | None:
-    # A kept reader on asyncio; None on trio, whose waits are not level-triggered
-    # callbacks (its `wait_readable` stays).
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-    return _LoopReader(loop, fd)
 
 
 class _Pipe:
@@ -184,8 +115,8 @@ class _Pipe:
         self._waiting = False
         #: Set by `_wait` when its wait ends, for `release` (made only when it waits).
         self._idle: anyio.Event | None = None
-        #: The kept reader of the read side on asyncio (`_LoopReader`), made at its first wait.
-        self._reader: _LoopReader | None = None
+        #: The kept reader of the read side on asyncio (`KeptReader`), made at its first wait.
+        self._reader: KeptReader | None = None
         self._reader_known = False
         self.closed = False
         self.fd_closed = False
@@ -212,7 +143,7 @@ class _Pipe:
                 await anyio.wait_readable(self.fd)
             else:
                 self._reader_known = True
-                self._reader = _loop_reader(self.fd)
+                self._reader = kept_reader(self.fd)
                 if self._reader is None:
                     await anyio.wait_readable(self.fd)
                 else:

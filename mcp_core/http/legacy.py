@@ -1,6 +1,6 @@
 # The session rules of the legacy era (2025-03-26 .. 2025-11-25
-# basic/transports.mdx), sans I/O: a part of `HttpEndpoint` (mcp_core.http.server),
-# which inherits them.
+# basic/transports.mdx), sans I/O: `LegacyRules`, which `HttpEndpoint`
+# (mcp_core.http.server) holds and hands its legacy requests to.
 #
 # A legacy request names its session with `Mcp-Session-Id` (an `initialize`
 # without one mints it); its POST is answered 202 (a notification or response),
@@ -61,16 +61,30 @@ def handshaken(session: HttpSession) -> bool:
 
 
 class LegacyRules:
-    """The legacy-era part of `HttpEndpoint`: its sessions and their requests."""
+    """The legacy-era part of `HttpEndpoint`: its sessions and their requests.
 
-    config: HttpServerConfig
-    #: Live legacy sessions by id.
-    sessions: dict[str, HttpSession]
-    #: The deprecated HTTP+SSE transport, served beside.
-    sse: HttpSseRules
-    _evicted: list[str]
-    _event_store: Callable[[], EventStore]
-    stream_prefix: str
+    Args:
+        config: the endpoint's config.
+        sse: the endpoint's rules of the deprecated HTTP+SSE transport (their
+            sessions count towards ``max_sessions``).
+        event_store: makes the event store of each new session.
+        stream_prefix: put before every request stream's id (see `HttpEndpoint`).
+    """
+
+    def __init__(
+        self,
+        config: HttpServerConfig,
+        sse: HttpSseRules,
+        event_store: Callable[[], EventStore],
+        stream_prefix: str,
+    ) -> None:
+        self.config = config
+        self.sse = sse
+        self._event_store = event_store
+        self.stream_prefix = stream_prefix
+        #: Live legacy sessions by id.
+        self.sessions: dict[str, HttpSession] = {}
+        self._evicted: list[str] = []
 
     @staticmethod
     def _decode(body: bytes) -> Message | Reply:

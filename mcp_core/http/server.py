@@ -38,12 +38,12 @@
 # `now`; the adapter calls `expire(now)` now and then and ends what it returns.
 # The decisions are in _http_decisions, the header helpers in _http_headers and
 # the 2026-07-28 header and `_meta` checks in _http_modern; the legacy era's
-# session rules in `legacy` (`LegacyRules`, which the endpoint inherits).
+# session rules in `legacy` (`LegacyRules`, which the endpoint holds).
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from ..session.lifecycle import SessionState
 from ..types.methods import LEGACY_REVISIONS, REVISIONS
@@ -110,7 +110,7 @@ _PASSED_HEADS: Final = 64
 """Head values that passed `check_head` remembered at most (see there)."""
 
 
-class HttpEndpoint(LegacyRules):
+class HttpEndpoint:
     """The rules of one streamable-HTTP MCP endpoint, for both eras.
 
     Args:
@@ -145,14 +145,18 @@ class HttpEndpoint(LegacyRules):
         self._legacy = frozenset(r for r in revisions if r in LEGACY_REVISIONS)
         self._modern = frozenset(r for r in revisions if r not in LEGACY_REVISIONS)
         self._tool_headers = tool_headers
-        self._event_store = event_store or (
-            lambda: MemoryEventStore(config.max_stored_events, config.max_stored_bytes)
-        )
-        #: Live legacy sessions by id.
-        self.sessions: dict[str, HttpSession] = {}
-        self._evicted: list[str] = []
         #: The deprecated HTTP+SSE transport, served beside.
         self.sse = HttpSseRules(config)
+        #: The legacy era's sessions and requests (legacy.py).
+        self.legacy = legacy = LegacyRules(
+            config,
+            self.sse,
+            event_store
+            or (lambda: MemoryEventStore(config.max_stored_events, config.max_stored_bytes)),
+            stream_prefix,
+        )
+        #: Live legacy sessions by id (the legacy rules' table).
+        self.sessions: dict[str, HttpSession] = legacy.sessions
         #: The health probes served beside (`health`; the adapter answers them).
         self.health = HealthRules(config)
         self._passed: set[tuple[str, str | None, str | None, str | None, str | None]] = set()
@@ -216,7 +220,7 @@ class HttpEndpoint(LegacyRules):
             if not accepts(key[3], "text/event-stream"):
                 return refuse(406, "Accept must list text/event-stream")
         elif method != "DELETE":
-            return refuse(405, f"{method} is not served here", headers=(self._allow(),))
+            return refuse(405, f"{method} is not served here", headers=(self.legacy._allow(),))
         if len(self._passed) >= _PASSED_HEADS:
             self._passed.clear()
         self._passed.add(key)
@@ -265,7 +269,7 @@ class HttpEndpoint(LegacyRules):
         guard = self._guard(scopes)
         if self._legacy and self.sse.serves(request.path):
             if guard is not None and body:
-                message = self._decode(body)
+                message = self.legacy._decode(body)
                 refusal = guard(message) if not isinstance(message, Reply) else None
                 if refusal is not None:
                     return refusal
@@ -286,14 +290,15 @@ class HttpEndpoint(LegacyRules):
                 )
             return self._modern_post(request, body, guard)
         if method == "POST":
-            return self._legacy_post(request, body, now, principal, guard)
-        session = self._session_of(request, now, principal)
+            return self.legacy._legacy_post(request, body, now, principal, guard)
+        session = self.legacy._session_of(request, now, principal)
         if isinstance(session, Reply):
             return session
         if method == "GET":
-            return self._get(request, session)
+            return self.legacy._get(request, session)
         if not self.config.allow_delete:
-            return refuse(405, "sessions cannot be ended by DELETE here", headers=(self._allow(),))
+            allow = (self.legacy._allow(),)
+            return refuse(405, "sessions cannot be ended by DELETE here", headers=allow)
         # "Session Management" item 5.
         del self.sessions[session.id]
         return EndSession(session.id, Reply(200))
@@ -318,7 +323,7 @@ class HttpEndpoint(LegacyRules):
         # 2025-11-25: "MUST respond with 400 Bad Request"; 2026-07-28 adds the
         # UnsupportedProtocolVersionError listing what we serve, which answers the
         # request, so it carries the request's id when there is one.
-        message = self._decode(body) if body else None
+        message = self.legacy._decode(body) if body else None
         return refuse(
             http_status_for(UNSUPPORTED_PROTOCOL_VERSION),
             f"protocol version {version!r} is not supported",
@@ -335,7 +340,7 @@ class HttpEndpoint(LegacyRules):
         body: bytes,
         guard: Callable[[Message], Reply | None] | None = None,
     ) -> Decision:
-        message = self._admit(body, guard)
+        message = self.legacy._admit(body, guard)
         if isinstance(message, Reply):
             return message
         if type(message) is Notification:
@@ -354,6 +359,48 @@ class HttpEndpoint(LegacyRules):
             request_id=message.id,
             sse=self.config.response_mode == "sse",
         )
+
+    # --- the session table (the legacy rules keep it) -----------------------------------
+
+    def needs_session(self, session_id: str) -> bool:
+        """See `LegacyRules.needs_session`."""
+        return self.legacy.needs_session(session_id)
+
+    def adopt(self, session_id: str, principal: str | None, now: float) -> None:
+        """See `LegacyRules.adopt`."""
+        self.legacy.adopt(session_id, principal, now)
+
+    def bind(self, session_id: str, protocol: Any) -> None:
+        """See `LegacyRules.bind`."""
+        self.legacy.bind(session_id, protocol)
+
+    def bind_sse(self, session_id: str, protocol: Any) -> None:
+        """See `LegacyRules.bind_sse`."""
+        self.legacy.bind_sse(session_id, protocol)
+
+    def attach(self, session_id: str, stream_id: str, now: float) -> None:
+        """See `LegacyRules.attach`."""
+        self.legacy.attach(session_id, stream_id, now)
+
+    def detach(self, session_id: str, stream_id: str, now: float) -> None:
+        """See `LegacyRules.detach`."""
+        self.legacy.detach(session_id, stream_id, now)
+
+    def end_session(self, session_id: str) -> None:
+        """See `LegacyRules.end_session`."""
+        self.legacy.end_session(session_id)
+
+    def expire(self, now: float) -> list[str]:
+        """See `LegacyRules.expire`."""
+        return self.legacy.expire(now)
+
+    def next_expiry(self) -> float | None:
+        """See `LegacyRules.next_expiry`."""
+        return self.legacy.next_expiry()
+
+    def take_evicted(self) -> list[str]:
+        """See `LegacyRules.take_evicted`."""
+        return self.legacy.take_evicted()
 
     # --- answering ----------------------------------------------------------------------
 

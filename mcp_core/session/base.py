@@ -14,8 +14,8 @@
 #
 # What both roles share: the request tables (ids, pending, in flight) as a member,
 # RequestTables, with what the session does through them (cancellation, progress,
-# timeouts: the functions of session/requests.py, taken as methods), and here the
-# lifecycle and the receive entry points.
+# timeouts: its methods, session/requests.py), what the session sends and answers
+# through it, and the lifecycle and the receive entry points.
 #
 # The lifecycle (what may arrive or be sent in which state) is the table of
 # session/lifecycle.py; this class runs it: _step() for what arrives, _local() for what
@@ -36,8 +36,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Final
 
+import msgspec
 from msgspec import UNSET
 
+from ..types.base import CancelledNotificationParams, ProgressNotificationParams
 from ..types.methods import method_spec, params_decoder
 from ..wire.errors import (
     INTERNAL_ERROR,
@@ -59,12 +61,18 @@ from ..wire.jsonrpc import (
     decode_batch,
     decode_message,
     decode_params,
+    decode_result,
     error_reply,
     is_batch,
 )
 from ..wire.peek import answer_id
-from . import requests as _requests
-from .events import ErrorReceived, Event, ProtocolViolation
+from .events import (
+    ErrorReceived,
+    Event,
+    ProtocolViolation,
+    RequestTimedOut,
+    ResponseReceived,
+)
 from .lifecycle import (
     CLOSE,
     OTHER_NOTIFICATION,
@@ -72,6 +80,7 @@ from .lifecycle import (
     RECEIVE_FAILED,
     SEND_FAILED,
     SEND_NOTIFICATION,
+    SEND_RESPONSE,
     Compiled,
     SessionState,
     compile_rules,
@@ -80,6 +89,7 @@ from .requests import (
     RequestTables,
     _any_decoder,
     _Incoming,
+    decoder_for,
     duplicate_id_refusal,
     over_limit_refusal,
 )
@@ -166,11 +176,23 @@ class BaseSession:
         self.revision: str | None = None
         self.error_reason: str | None = None
 
-    # --- the request tables (session/requests.py does the work) ------------------------
+    # --- the request tables (session/requests.py) -------------------------------------
 
-    messages_to_send = _requests.messages_to_send
-    pending_requests = property(_requests.pending_requests)
-    requests_in_flight = property(_requests.requests_in_flight)
+    def messages_to_send(self) -> list[Message]:
+        """Take every message queued for the peer, oldest first."""
+        out = self._out
+        self._out = []
+        return out
+
+    @property
+    def pending_requests(self) -> int:
+        """How many of our requests wait for a response."""
+        return len(self._requests.pending)
+
+    @property
+    def requests_in_flight(self) -> int:
+        """How many of the peer's requests we have not answered yet."""
+        return len(self._requests.incoming)
 
     def awaits(self, request_id: RequestId) -> bool:
         """Whether a request of ours with this id waits for its answer (a runtime
@@ -178,25 +200,193 @@ class BaseSession:
         that awaits it)."""
         return request_id in self._requests.pending
 
-    held_here = _requests.held_here
-    send_response = _requests.send_response
-    send_error = _requests.send_error
-    cancel_request = _requests.cancel_request
-    abandon_request = _requests.abandon_request
-    send_progress = _requests.send_progress
-    next_deadline = _requests.next_deadline
-    handle_timeouts = _requests.handle_timeouts
-    _queue_request = _requests.queue_request
-    _decoder_for = _requests.decoder_for
-    _unanswerable = _requests.unanswerable
-    _finish_result = _requests.finish_result
-    _on_response = _requests.on_response
-    _on_result = _requests.on_result
-    _on_error_response = _requests.on_error_response
-    _on_error = _requests.on_error
-    _unexpected_answer = _requests.unexpected_answer
-    _on_cancelled = _requests.on_cancelled
-    _on_progress = _requests.on_progress
+    def held_here(self, message: Message) -> bool:
+        """Whether ``message`` concerns what this session holds in this process.
+
+        A runtime that shares one session between processes feeds a message to the
+        process that holds what it names, and passes the others on: an answer goes
+        where its request waits, and a cancellation where the request it names is
+        served (2025-11-25 basic/utilities/cancellation.mdx: the receiver stops
+        processing it). Every other message, and a cancellation that cannot be
+        read (ignored wherever it is fed), is held here.
+        """
+        return self._requests.holds(message)
+
+    def send_response(self, request_id: RequestId, result: Any) -> None:
+        """Answer a request of the peer's with a result.
+
+        An answer to a request the peer has cancelled is dropped, as the
+        cancellation rules require (basic/utilities/cancellation.mdx).
+
+        Raises:
+            LocalProtocolError: no such request is waiting for an answer, or the
+                session is closed or broken.
+        """
+        # RequestTables.answered, inlined: once for every request answered.
+        table = self._requests.incoming
+        incoming = table.pop(request_id, None)
+        if incoming is None:
+            self._unanswerable(request_id)
+            return
+        if not table:
+            table.clear()  # gives back its slots: an idle session keeps an empty dict
+        if incoming.modern:
+            result = self._finish_result(result, incoming.method)
+        self._out.append(Response(id=request_id, result=result))
+
+    def send_error(self, request_id: RequestId, code: int, message: str, data: Any = UNSET) -> None:
+        """Answer a request of the peer's with an error.
+
+        Raises:
+            LocalProtocolError: no such request is waiting for an answer, or the
+                session is closed or broken.
+        """
+        if self._requests.answered(request_id) is None:
+            self._unanswerable(request_id)
+            return
+        error = ErrorObject(code=code, message=message, data=data)
+        self._out.append(ErrorResponse(id=request_id, error=error))
+
+    def _unanswerable(self, request_id: RequestId) -> None:
+        # Off the hot path: an answer to a request that is not in flight.
+        if self.state is not _READY:
+            self._local(SEND_RESPONSE)
+        if request_id in self._requests.forgotten:
+            return
+        raise LocalProtocolError(f"no request with id {request_id!r} awaits an answer")
+
+    def _finish_result(self, result: Any, method: str) -> Any:
+        # What a 2026-07-28 result gains on its way out (the server adds to it).
+        return result
+
+    def cancel_request(self, request_id: RequestId, reason: str | None = None) -> None:
+        """Give up on one of our requests and tell the peer.
+
+        Its response, should one still come, is dropped quietly.
+
+        Raises:
+            LocalProtocolError: no such request, or it is ``initialize``, which must
+                never be cancelled (2025-11-25 basic/utilities/cancellation.mdx),
+                or the session is closed or broken.
+        """
+        if self.state is not _READY:
+            self._local(SEND_NOTIFICATION, "notifications/cancelled")
+        pending = self._requests.pending.get(request_id)
+        if pending is None:
+            raise LocalProtocolError(f"no request of ours with id {request_id!r} is pending")
+        if pending.method == "initialize":
+            raise LocalProtocolError("the initialize request must not be cancelled")
+        self._requests.give_up(request_id)
+        params = CancelledNotificationParams(
+            request_id=request_id, reason=UNSET if reason is None else reason
+        )
+        self._out.append(Notification(method="notifications/cancelled", params=params))
+
+    def abandon_request(self, request_id: RequestId) -> bool:
+        """Give up on one of our requests without telling the peer, because the
+        transport lost it (its stream broke, the server refused it). A late answer
+        is dropped quietly.
+
+        Returns:
+            Whether it was pending.
+        """
+        return self._requests.give_up(request_id) is not None
+
+    def send_progress(
+        self,
+        request_id: RequestId,
+        progress: float,
+        total: float | None = None,
+        message: str | None = None,
+    ) -> bool:
+        """Report progress on a request of the peer's, if the peer asked for it.
+
+        Returns:
+            True if a notification was queued; False when the request carries no
+            progress token (progress is opt-in, basic/utilities/progress.mdx).
+
+        Raises:
+            LocalProtocolError: the request is not in flight (progress stops at
+                completion; in a broken or closed session nothing is), or
+                ``progress`` does not increase.
+        """
+        incoming = self._requests.incoming.get(request_id)
+        if incoming is None:
+            if self.state is not _READY:
+                self._local(SEND_NOTIFICATION, "notifications/progress")
+            raise LocalProtocolError(f"request {request_id!r} is not in flight")
+        token = incoming.progress_token
+        if token is None:
+            return False
+        if incoming.last_progress is not None and progress <= incoming.last_progress:
+            raise LocalProtocolError(
+                f"progress must increase: {progress} after {incoming.last_progress}"
+            )
+        incoming.last_progress = progress
+        params = ProgressNotificationParams(
+            progress_token=token,
+            progress=progress,
+            total=UNSET if total is None else total,
+            message=UNSET if message is None else message,
+        )
+        self._out.append(Notification(method="notifications/progress", params=params))
+        return True
+
+    def next_deadline(self) -> float | None:
+        """The earliest deadline among our pending requests, or None."""
+        if self.state is _ERROR:
+            return None
+        return self._requests.next_deadline()
+
+    def handle_timeouts(self, now: float) -> list[Event]:
+        """Expire our requests whose deadline is past, cancelling them at the peer.
+
+        Returns:
+            One RequestTimedOut event per expired request (none once the session
+            is broken: its requests wait for close()).
+        """
+        if self.state is _ERROR:
+            return []
+        events: list[Event] = []
+        for request_id, pending in self._requests.overdue(now):
+            if pending.method == "initialize":
+                # Cannot be cancelled: give up on it without telling the peer.
+                self._requests.give_up(request_id)
+            else:
+                self.cancel_request(request_id, "request timed out")
+            events.append(RequestTimedOut(id=request_id, method=pending.method))
+        return events
+
+    def _queue_request(
+        self,
+        method: str,
+        params: Any,
+        decoder: msgspec.json.Decoder[Any],
+        now: float,
+        timeout: float | None,
+        progress: bool,
+    ) -> RequestId:
+        request = self._requests.new_request(method, params, decoder, now, timeout, progress)
+        self._out.append(request)
+        return request.id
+
+    _decoder_for = staticmethod(decoder_for)
+
+    def _on_response(self, message: Response, now: float) -> list[Event]:
+        pending = self._requests.pending.pop(message.id, None)
+        if pending is None:
+            return self._requests.unexpected_answer(message.id)
+        result = decode_result(message, pending.decoder)
+        return [ResponseReceived(id=message.id, method=pending.method, result=result)]
+
+    def _on_error_response(self, message: ErrorResponse, now: float) -> list[Event]:
+        method: str | None = None
+        if message.id is not None:
+            pending = self._requests.pending.pop(message.id, None)
+            if pending is None:
+                return self._requests.unexpected_answer(message.id)
+            method = pending.method
+        return [ErrorReceived(id=message.id, method=method, error=message.error)]
 
     def _admit_request(
         self, message: Request, progress_token: RequestId | None, modern: bool
@@ -272,7 +462,8 @@ class BaseSession:
     def _take_answer(self, message: Response | ErrorResponse, now: float) -> list[Event]:
         if type(message) is Response:
             return self._on_response(message, now)
-        return self._on_error_response(message, now)  # type: ignore[arg-type]
+        assert type(message) is ErrorResponse
+        return self._on_error_response(message, now)
 
     def _allow(self, subject: str) -> None:
         return None
@@ -370,26 +561,13 @@ class BaseSession:
                 return self._receive_batch(data, now)
             except RemoteProtocolError as batch_exc:
                 return self._violation(batch_exc, reply=True)
-        # The body of receive_message, inlined: one call less for every message off
-        # the wire. (Keep the two alike, but for _from_wire.)
+        # receive_message reads the typed params of a message decoded here as plain
+        # JSON values (session/per_request.py).
         self._from_wire = True
-        if self._unreadable:
-            self._unreadable = 0  # a readable message ends a run of unreadable ones
-        kind = type(message)
         try:
-            if kind is Response:
-                if state is _READY:  # the table's READY row: take_answer
-                    return self._on_response(message, now)  # type: ignore[arg-type]
-                return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
-            if kind is Request:
-                return self._on_request(message, now)  # type: ignore[arg-type]
-            if kind is Notification:
-                return self._on_notification(message, now)  # type: ignore[arg-type]
-            if state is _READY:
-                return self._on_error_response(message, now)  # type: ignore[arg-type]
-            return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
-        except RemoteProtocolError as exc:
-            return self._violation(exc, reply=kind is Request)
+            return self.receive_message(message, now)
+        finally:
+            self._from_wire = False
 
     def _receive_batch(self, data: bytes, now: float) -> list[Event]:
         # Batches exist only in 2025-03-26 (its basic/index.mdx "Batching"). Each
@@ -465,22 +643,24 @@ class BaseSession:
         state = self.state
         if state is _CLOSED or state is _ERROR:
             return self._receive_dead()
-        self._from_wire = False
         if self._unreadable:
             self._unreadable = 0  # a readable message ends a run of unreadable ones
+        # One look at the message's exact type: ``taken`` is the message as the
+        # handler of that type takes it (mypy cannot narrow through ``kind``).
         kind = type(message)
+        taken: Any = message
         try:
             if kind is Response:
                 if state is _READY:  # the table's READY row: take_answer
-                    return self._on_response(message, now)  # type: ignore[arg-type]
-                return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
+                    return self._on_response(taken, now)
+                return self._step(self._answer_kind(taken), message, now)
             if kind is Request:
-                return self._on_request(message, now)  # type: ignore[arg-type]
+                return self._on_request(taken, now)
             if kind is Notification:
-                return self._on_notification(message, now)  # type: ignore[arg-type]
+                return self._on_notification(taken, now)
             if state is _READY:
-                return self._on_error_response(message, now)  # type: ignore[arg-type]
-            return self._step(self._answer_kind(message), message, now)  # type: ignore[arg-type]
+                return self._on_error_response(taken, now)
+            return self._step(self._answer_kind(taken), message, now)
         except RemoteProtocolError as exc:
             return self._violation(exc, reply=kind is Request)
 

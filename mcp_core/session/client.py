@@ -272,7 +272,7 @@ class ClientSession(BaseSession):
     def _on_response(self, message: Response, now: float) -> list[Event]:
         pending = self._requests.pending.pop(message.id, None)
         if pending is None:
-            return self._unexpected_answer(message.id)
+            return self._requests.unexpected_answer(message.id)
         method = pending.method
         # decode_result, its fast path inlined; it says what is wrong, if anything.
         raw = message.result
@@ -395,9 +395,9 @@ class ClientSession(BaseSession):
     def _take_notification(self, message: Notification, now: float) -> list[Event]:
         method = message.method
         if method == "notifications/progress":
-            return self._on_progress(message)
+            return self._requests.progress_received(message)
         if method == "notifications/cancelled":
-            return self._on_cancelled(message)
+            return self._requests.cancelled(message)
         revision = self.revision
         if revision is None:
             return []

@@ -54,13 +54,13 @@ from ..wire.jsonrpc import (
     Response,
     decode_result,
 )
-from . import requests as _requests
 from .base import (
     _READY,
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
     LOG_LEVEL_KEY,
     PROTOCOL_VERSION_KEY,
+    BaseSession,
     SessionState,
 )
 from .events import ErrorReceived, Event, HandshakeCompleted, ProtocolViolation
@@ -208,11 +208,11 @@ def finish_handshake(
     # The answer to our initialize: READY, or ERROR for a channel we cannot use.
     assert message.id is not None
     del session._requests.pending[message.id]
-    if type(message) is ErrorResponse:
+    if isinstance(message, ErrorResponse):
         session._fail(f"the server refused initialize: {message.error.message}")
         return [ErrorReceived(id=message.id, method="initialize", error=message.error)]
     try:
-        result = decode_result(message, _initialize_decoder)  # type: ignore[arg-type]
+        result = decode_result(message, _initialize_decoder)
     except RemoteProtocolError as exc:
         session._fail(f"invalid initialize result: {exc.message}")
         return bad_result(session, message.id, "initialize", exc.message)
@@ -249,9 +249,9 @@ def detect_era(
     # modern-only client's opening).
     assert message.id is not None
     del session._requests.pending[message.id]
-    if type(message) is ErrorResponse:
+    if isinstance(message, ErrorResponse):
         return _on_discover_error(session, message, now)
-    return _on_discover_result(session, message, now)  # type: ignore[arg-type]
+    return _on_discover_result(session, message, now)
 
 
 def _on_discover_result(session: ClientSession, message: Response, now: float) -> list[Event]:
@@ -334,7 +334,7 @@ def handle_timeouts(session: ClientSession, now: float) -> list[Event]:
     initialize instead of being reported (unless our caller has sent initialize
     meanwhile: then it is dropped)."""
     probe = session._probe_id
-    events = _requests.handle_timeouts(session, now)
+    events = BaseSession.handle_timeouts(session, now)
     if probe is not None and any(getattr(e, "id", None) == probe for e in events):
         session._probe_id = None
         events = [e for e in events if getattr(e, "id", None) != probe]

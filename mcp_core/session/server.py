@@ -474,9 +474,9 @@ class ServerSession(BaseSession):
             params_id = self._subscription_cancelled(message)
             if params_id is not None:
                 return []
-            return self._on_cancelled(message)
+            return self._requests.cancelled(message)
         if method == "notifications/progress":
-            return self._on_progress(message)
+            return self._requests.progress_received(message)
         revision = self.revision or LATEST_REVISION
         spec = method_spec(method, revision)
         if spec is None or spec.sender == "server" or spec.kind != "notification":

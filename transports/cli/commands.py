@@ -48,6 +48,7 @@ from mcp_core import __version__
 from mcp_core.server import LifespanError
 from mcp_core.session import LOG_LEVELS
 
+from ..backend import available
 from .logs import add_log_arguments, configure_logging
 from .serve_auth import add_auth_arguments, bearer_auth
 
@@ -787,6 +788,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return 2
+    backends = getattr(args, "backend", None)
+    for name in [backends] if isinstance(backends, str) else backends or ():
+        if not available(name):
+            _error(f"--backend {name} needs {name}: pip install {name}")
+            return 2
     args.command_line = shlex.join(["mcp-core", *args_list])
     args.arguments = args_list
     try:

@@ -1,7 +1,7 @@
-# Writing the answer to a dispatched request: a part of `HttpService`
-# (transports.http.service), which inherits it.
+# Writing the answer to a dispatched request: `Answers`, which `HttpService`
+# (transports.http.service) holds and hands its requests to once dispatched.
 #
-# Handlers run in the task answering their POST (`_serve_here`): a request served
+# Handlers run in the task answering their POST (`Answers.serve_here`): a request served
 # at once costs no task and no task switch. While a handler runs, a writer task
 # (`AnswerWriter`) is started only if the answer must go on meanwhile: messages
 # sent before the response, or a stream whose head and keep-alives are due while
@@ -27,7 +27,7 @@ from .responder import PeerGone, Responder
 from .streams import AnswerStream
 from .timeouts import HttpTimeouts
 
-__all__ = ["AnswerWriter", "Answering"]
+__all__ = ["AnswerWriter", "Answers"]
 
 
 class AnswerWriter:
@@ -38,13 +38,13 @@ class AnswerWriter:
 
     def __init__(
         self,
-        service: Answering,
+        answers: Answers,
         out: Responder,
         stream: AnswerStream,
         decision: Dispatch,
         on_gone: Callable[[], None] | None,
     ) -> None:
-        self._service = service
+        self._answers = answers
         self._out = out
         self._stream = stream
         self._decision = decision
@@ -61,20 +61,20 @@ class AnswerWriter:
         self.started = True
         self._scope = anyio.CancelScope()
         self._done = anyio.Event()
-        tg = self._service._tg
-        assert tg is not None
+        tg = self._answers.tg
+        assert tg is not None, "answers are written while the service runs"
         tg.start_soon(self._run)
 
     async def _run(self) -> None:
         assert self._scope is not None and self._done is not None
-        service, out, stream, decision = self._service, self._out, self._stream, self._decision
+        answers, out, stream, decision = self._answers, self._out, self._stream, self._decision
         try:
             with self._scope:
                 if self._on_gone is None:
                     # Nobody else watches this answer: the writer does.
-                    await out.watched(lambda: service._write_answer(out, stream, decision))
+                    await out.watched(lambda: answers.write_answer(out, stream, decision))
                 else:
-                    await service._write_answer(out, stream, decision)
+                    await answers.write_answer(out, stream, decision)
         except PeerGone:
             self._gone = True
             if self._on_gone is not None:
@@ -99,15 +99,21 @@ class AnswerWriter:
             self._scope.cancel()
 
 
-class Answering:
-    """The answer-writing part of `HttpService`."""
+class Answers:
+    """Writes the answers of an `HttpService`'s dispatched requests.
 
-    endpoint: HttpEndpoint
-    timeouts: HttpTimeouts
-    _tg: TaskGroup | None
-    now: Callable[[], float]
+    Attributes:
+        tg: the service's task group while it runs (writer tasks start there).
+        now: the service's clock (the event loop's, once it runs).
+    """
 
-    async def _serve_here(
+    def __init__(self, endpoint: HttpEndpoint, timeouts: HttpTimeouts) -> None:
+        self.endpoint = endpoint
+        self.timeouts = timeouts
+        self.tg: TaskGroup | None = None
+        self.now: Callable[[], float] = anyio.current_time
+
+    async def serve_here(
         self,
         out: Responder,
         stream: AnswerStream,
@@ -139,7 +145,7 @@ class Answering:
                 await driver.serve_inline(jobs)
             response = stream.response
             if response is None:
-                await self._write_answer(out, stream, decision)
+                await self.write_answer(out, stream, decision)
             else:
                 await out.reply(self.endpoint.json_reply(decision, *response))
             return
@@ -162,17 +168,17 @@ class Answering:
                 out.watch()
                 await writer.finished()
             else:
-                await self._write_answer(out, stream, decision)
+                await self.write_answer(out, stream, decision)
         finally:
             stream.early = None
             writer.stop()
 
-    async def _answer(self, out: Responder, stream: AnswerStream, decision: Dispatch) -> None:
+    async def answer(self, out: Responder, stream: AnswerStream, decision: Dispatch) -> None:
         # The answer to a dispatched request, JSON or SSE, with the client watched
         # meanwhile: one that hangs up raises PeerGone.
-        await out.watched(lambda: self._write_answer(out, stream, decision))
+        await out.watched(lambda: self.write_answer(out, stream, decision))
 
-    async def _write_answer(self, out: Responder, stream: AnswerStream, decision: Dispatch) -> None:
+    async def write_answer(self, out: Responder, stream: AnswerStream, decision: Dispatch) -> None:
         # Every wait for the application watches for a hang-up first (out.watch).
         if stream.mode is None or (stream.mode == "json" and stream.response is None):
             out.watch()
@@ -203,9 +209,9 @@ class Answering:
             # with a GET, on another connection, as this one stays with the
             # request's handler until it returns.
             head = (*head, ("connection", "close"))
-        await self._write_sse(out, stream, head, first + stream.take(), decision.poll_after)
+        await self.write_sse(out, stream, head, first + stream.take(), decision.poll_after)
 
-    async def _stream_events(
+    async def stream_events(
         self, out: Responder, stream: AnswerStream | None, decision: OpenStream
     ) -> None:
         # A GET stream: the replay, then the live stream if it goes on.
@@ -219,9 +225,9 @@ class Answering:
         stream.items.clear()
         stream.attach(out)
         live = stream
-        await out.watched(lambda: self._write_sse(out, live, decision.headers, first + live.take()))
+        await out.watched(lambda: self.write_sse(out, live, decision.headers, first + live.take()))
 
-    async def _write_sse(
+    async def write_sse(
         self,
         out: Responder,
         stream: AnswerStream,

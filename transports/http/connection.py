@@ -6,9 +6,7 @@ answered by the service (`HttpService`), with the server's timeouts.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import socket
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final
 
@@ -18,6 +16,8 @@ from anyio.abc import SocketAttribute, SocketStream, TaskGroup
 
 from mcp_core.http.decisions import Headers, HttpRequest, Reply
 
+from .. import backend
+from ..errors import RECEIVE_ENDED, SEND_FAILED
 from .head_lines import response_head, with_lines
 from .service import PeerGone
 
@@ -101,8 +101,9 @@ class HttpConnection:
         self._watch: anyio.CancelScope | None = None
         self._deadline: anyio.CancelScope | None = None
         self._now = owner.service.now
-        # The way around anyio for `try_send`: found at its first use.
-        self._way: asyncio.WriteTransport | socket.socket | bool | None = None
+        # The way around anyio for `try_send` (`backend.direct_writer`), found at
+        # its first use (`backend.NO_WAY` if there is none).
+        self._way: backend.DirectWriter | None = None
         self._behind = b""  # what a try_send could not write: it goes first
         self._sending = False
         self._chunked = False  # the response's body is in chunks, seen by h11's first
@@ -120,7 +121,7 @@ class HttpConnection:
             return
         try:
             data = await self.sock.receive(_READ_BYTES)
-        except (anyio.EndOfStream, anyio.BrokenResourceError):
+        except RECEIVE_ENDED:
             data = b""
         if not data:
             self.eof = True
@@ -138,7 +139,7 @@ class HttpConnection:
             self._want.clear()
             try:
                 data = await self.sock.receive(_READ_BYTES)
-            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            except RECEIVE_ENDED:
                 data = b""
             if self._closing:
                 return
@@ -317,7 +318,7 @@ class HttpConnection:
         self._sending = True
         try:
             await self.sock.send(data)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+        except SEND_FAILED:
             raise PeerGone from None
         finally:
             self._sending = False
@@ -338,33 +339,20 @@ class HttpConnection:
             return None
         way = self._way
         if way is None:
-            way = self._way = _way_around(self.sock)
-        if way is False:
-            return None
-        if isinstance(way, socket.socket):
-            try:
-                framed = self._chunk(data)
-            except h11.LocalProtocolError:
-                return None
-            try:
-                sent = way.send(framed)
-            except OSError:  # full (BlockingIOError), or broken: the awaited write says
-                sent = 0
-            if sent == len(framed):
-                return True
-            self._behind = framed[sent:]
-            return False
-        assert isinstance(way, asyncio.WriteTransport)
-        # asyncio: the transport's own write never waits and keeps the order of
-        # every write; taken only when nothing waits in its buffer (the client
-        # reads), so that a slow reader's stream goes back to its writer.
-        if way.get_write_buffer_size() or way.is_closing():
+            way = self._way = backend.direct_writer(self.sock) or backend.NO_WAY
+        if not way.ready():
             return None
         try:
-            way.write(self._chunk(data))
-        except (RuntimeError, h11.LocalProtocolError):
+            framed = self._chunk(data)
+        except h11.LocalProtocolError:
             return None
-        return True
+        sent = way.write(framed)
+        if sent is None:
+            return None
+        if sent == len(framed):
+            return True
+        self._behind = framed[sent:]
+        return False
 
     async def cut_off(self) -> None:
         """Close the socket under a write that waited past its deadline."""
@@ -485,25 +473,6 @@ _SHUTTING_DOWN: Final = Reply(
     b"the server is shutting down",
     close=True,
 )
-
-
-def _way_around(sock: SocketStream) -> asyncio.WriteTransport | socket.socket | bool:
-    # How `try_send` writes without anyio's `send`, which always yields (a
-    # checkpoint after the write on asyncio). asyncio: anyio's stream holds the
-    # transport, whose write it calls (its raw socket is a `TransportSocket`,
-    # which cannot send, and writing past the transport's buffer would reorder).
-    # trio: the stream's raw socket is trio's own, non-blocking, and anyio's send
-    # returns only when all is written, so a write on it now comes after those.
-    # Anything else (a wrapped stream, another anyio): False, the awaited path.
-    backend = type(sock).__module__
-    transport = getattr(sock, "_transport", None)
-    if backend == "anyio._backends._asyncio" and isinstance(transport, asyncio.WriteTransport):
-        return transport
-    if backend == "anyio._backends._trio":
-        raw = sock.extra(SocketAttribute.raw_socket, None)
-        if isinstance(raw, socket.socket) and raw.gettimeout() == 0.0:
-            return raw
-    return False
 
 
 def _address(sock: SocketStream) -> str | None:

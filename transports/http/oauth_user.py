@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import anyio
 import h11
 
+from ..errors import RECEIVE_ENDED
 from .oauth import UserAgent
 
 __all__ = ["browser_agent", "headless_agent", "wait_for_redirect"]
@@ -83,7 +84,7 @@ async def launch_and_accept(
             async with stream:
                 try:
                     target = await _read_target(stream)
-                except (anyio.EndOfStream, anyio.BrokenResourceError, h11.RemoteProtocolError):
+                except (*RECEIVE_ENDED, h11.RemoteProtocolError):
                     return
                 if target is None or urlsplit(target).path != path:
                     await stream.send(_response(404, b"not found"))

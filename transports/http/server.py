@@ -56,6 +56,7 @@ from mcp_core.http.server import HttpServerConfig
 from mcp_core.wire import DEFAULT_LIMITS
 
 from ..driver import DEFAULT_MAX_CONCURRENCY
+from ..errors import SEND_FAILED, os_error_of
 from .connection import HttpConnection
 from .service import DEFAULT_TIMEOUTS, Authenticate, HttpService, HttpTimeouts, PeerGone
 
@@ -274,9 +275,8 @@ class HttpServer:
             try:
                 sock = await listener.accept()
             except (OSError, anyio.BrokenResourceError) as failure:
-                # anyio's trio backend wraps the OSError.
-                exc = failure if isinstance(failure, OSError) else failure.__cause__
-                if not isinstance(exc, OSError) or exc.errno not in _OUT_OF_DESCRIPTORS:
+                exc = os_error_of(failure)
+                if exc is None or exc.errno not in _OUT_OF_DESCRIPTORS:
                     raise
                 if anyio.current_time() - said > _STARVED_LOG_INTERVAL:
                     said = anyio.current_time()
@@ -344,7 +344,7 @@ class HttpServer:
             self.connections[connection] = None
             try:
                 await connection.run()
-            except (PeerGone, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            except (PeerGone, *SEND_FAILED):
                 pass
             except Exception:  # pragma: no cover - a bug of ours; keep serving others
                 log.exception("HTTP connection failed")

@@ -21,7 +21,7 @@
 # `streams`); the task answering the POST (or GET) writes it, one write per batch
 # of events.
 #
-# Handlers run in the task answering their POST (`_serve_here`, in `answers`): a
+# Handlers run in the task answering their POST (`Answers.serve_here`, in `answers`): a
 # request served at once costs no task and no task switch. A 2026-07-28 handler is
 # cancelled with its answer when the client hangs up; a legacy one is not (a
 # disconnection is no cancellation there). While a handler runs, a writer task
@@ -73,12 +73,12 @@ from mcp_core.wire.errors import RemoteProtocolError, SharedStateUnavailable
 from mcp_core.wire.jsonrpc import decode_message
 
 from ..auth.bearer import BearerAuth
-from ..clock import loop_clock
+from ..backend import loop_clock
 from ..driver import DEFAULT_MAX_CONCURRENCY
 from ..one_request import OneRequest
 from ..server_connection import ServerConnection
 from .admission import Admitted, Authenticate
-from .answers import Answering
+from .answers import Answers
 from .health import Health
 from .responder import PeerGone, Responder
 from .shared_events import EventShipper, Follower, SharedEventStore
@@ -99,7 +99,7 @@ __all__ = [
 log = logging.getLogger("mcp_core.http")
 
 
-class HttpService(Answering):
+class HttpService:
     """Serves one `Server` on streamable HTTP, through any HTTP implementation.
 
     Requests are handed to `handle` between `running` and its end.
@@ -150,6 +150,8 @@ class HttpService(Answering):
             resource=authenticate.resource if isinstance(authenticate, BearerAuth) else None,
             stream_prefix="" if self.shipper is None else self.shipper.tag,
         )
+        #: Writes the answers of dispatched requests (answers.py).
+        self.answers = Answers(self.endpoint, timeouts)
         self.sessions: dict[str, LegacySession] = {}
         registry = server.session_registry
         #: Legacy sessions shared with other workers, when the server shares them.
@@ -187,8 +189,8 @@ class HttpService(Answering):
         if self._tg is not None:
             raise RuntimeError("the HTTP service is running already")
         async with self.server.running(), anyio.create_task_group() as tg:
-            self._tg = tg
-            self.now = loop_clock()
+            self._tg = self.answers.tg = tg
+            self.now = self.answers.now = loop_clock()
             tg.start_soon(self._sweep)
             if self.relay is not None:
                 await tg.start(self.relay.run)
@@ -198,7 +200,7 @@ class HttpService(Answering):
             try:
                 yield tg
             finally:
-                self._tg = None
+                self._tg = self.answers.tg = None
                 for session_id in [*self.sessions, *self.sse_sessions]:
                     self.endpoint.end_session(session_id)
                     self._end(session_id)
@@ -452,15 +454,15 @@ class HttpService(Answering):
             if jobs:
                 # Its handler runs here, unwatched: a client that hangs up does not
                 # cancel a legacy request (see below).
-                await self._serve_here(out, stream, decision, driver, jobs, None)
+                await self.answers.serve_here(out, stream, decision, driver, jobs, None)
             else:
-                await self._answer(out, stream, decision)
+                await self.answers.answer(out, stream, decision)
         except (PeerGone, anyio.get_cancelled_exc_class()):
             # 2025-11-25 "Sending Messages" item 6: a disconnection is not a
             # cancellation. A stream that has sent an event id goes on in the
             # event store; one that has not cannot be resumed. Nor can a
             # JSON-only answer whose cancellation ended its connection
-            # (`_serve_here`).
+            # (`Answers.serve_here`).
             if stream.mode != "sse":
                 session.abandon(stream)
             raise
@@ -497,7 +499,7 @@ class HttpService(Answering):
             # of the writer task fails (out.gone): the connection ends with it
             # (on h11, its own scope is cancelled; nothing here needs PeerGone).
             await out.ending(
-                lambda: self._serve_here(out, stream, decision, request, jobs, out.gone)
+                lambda: self.answers.serve_here(out, stream, decision, request, jobs, out.gone)
             )
         finally:
             self.listening.discard(request)
@@ -515,7 +517,7 @@ class HttpService(Answering):
         stream = session.stream
         try:
             await out.watched(
-                lambda: self._write_sse(out, stream, decision.headers, decision.first)
+                lambda: self.answers.write_sse(out, stream, decision.headers, decision.first)
             )
         finally:
             self.endpoint.end_session(decision.session_id)
@@ -534,7 +536,7 @@ class HttpService(Answering):
                 if follower is not None:
                     await out.watched(lambda: self._follow(out, decision, follower))
                     return
-            await self._stream_events(out, stream, decision)
+            await self.answers.stream_events(out, stream, decision)
         finally:
             if stream is not None:
                 stream.detach(out)

@@ -130,7 +130,7 @@ async def listen_stream(port: int) -> AsyncIterator[Listener]:
 
 
 async def test_every_stream_gets_each_change_once_and_in_order(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, native: bool
 ) -> None:
     tally = Tally(monkeypatch)
     server = fan_server()
@@ -153,12 +153,16 @@ async def test_every_stream_gets_each_change_once_and_in_order(
             numbers = listener.numbers()
             assert numbers == sorted(set(numbers))
     # Mostly written by the publisher, not by a writer task woken for each (a
-    # writer not back at its wait yet, after the head, writes its own).
-    assert tally.answers[True] >= 40, tally.answers
+    # writer not back at its wait yet, after the head, writes its own); on plain
+    # anyio, all by the writers.
+    if native:
+        assert tally.answers[True] >= 40, tally.answers
+    else:
+        assert tally.answers[True] == tally.answers[False] == 0, tally.answers
 
 
 async def test_a_full_socket_holds_up_no_other_stream_and_loses_nothing(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, native: bool
 ) -> None:
     # The slow client reads nothing until the end: its socket fills and its events
     # go back to its writer (awaited writes after direct ones), while the others
@@ -189,7 +193,7 @@ async def test_a_full_socket_holds_up_no_other_stream_and_loses_nothing(
         for listener in (slow, fast, modern):
             await listener.until(heard(CHANGED, ROUNDS + 1))
             assert listener.methods.count(CHANGED) == ROUNDS + 1
-        assert tally.answers[True] > before
+        assert (tally.answers[True] > before) is native
 
 
 async def test_a_stream_whose_client_left_is_dropped_and_the_rest_go_on() -> None:

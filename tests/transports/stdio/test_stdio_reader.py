@@ -1,4 +1,4 @@
-"""The read side's kept reader on asyncio (`transports.stdio_streams._LoopReader`).
+"""The read side's kept reader on asyncio (`transports.backend.KeptReader`).
 
 On asyncio the read side of a `StdioStream` keeps one reader registered with the loop's
 selector between waits, instead of adding and removing one per wait. Its readiness is
@@ -19,9 +19,14 @@ import anyio.lowlevel
 import pytest
 from limits import HANG
 
+from transports import backend
 from transports.stdio_streams import StdioStream
 
-pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("anyio_backend", ["asyncio"])]
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.parametrize("anyio_backend", ["asyncio"]),
+    pytest.mark.skipif(not backend.native, reason="plain anyio (MCP_CORE_PLAIN_ANYIO) keeps none"),
+]
 
 LIMIT = HANG
 TURNS = 50
