@@ -4,10 +4,10 @@ connected again: it belongs to the old connection, and leaves the new one alone.
 A 2026-07-28 upstream asks its question inside the answer to the call, so the
 call's task waits in the question (here: the gateway client's sampling answer)
 with no request in flight; meanwhile the upstream is killed (or reconnected by
-hand) and the link connects a new process. The answer then comes, the call's
-retry fails on the old, closed client, and the gateway's next call must find the
-link connected, not "not connected (failed)". Upstream in another process;
-asyncio and trio.
+hand) and the link connects a new process. The answer then comes (once the new
+connection is up, or while it opens), the call's retry fails on the old, closed
+client, and the gateway's next call must find the link connected, not "not
+connected (failed)". Upstream in another process; asyncio and trio.
 """
 
 from __future__ import annotations
@@ -23,14 +23,17 @@ from runtime_helpers import only_text
 
 from mcp_core.types import CreateMessageResult, TextContent
 from transports import Client
-from transports.manager import Manager, gateway_server
+from transports.manager import Manager, ServerStatus, gateway_server
 from transports.memory import pipe
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.mark.parametrize("cut", ["killed", "reconnected"])
-async def test_a_late_failure_of_the_old_connection(cut: str) -> None:
+@pytest.mark.parametrize(
+    ("cut", "answered"),
+    [("killed", "connected"), ("reconnected", "connected"), ("killed", "connecting")],
+)
+async def test_a_late_failure_of_the_old_connection(cut: str, answered: str) -> None:
     asked, answer = anyio.Event(), anyio.Event()
 
     async def sampling(params: Any) -> CreateMessageResult:
@@ -41,7 +44,18 @@ async def test_a_late_failure_of_the_old_connection(cut: str) -> None:
     # Reconnected by hand: no automatic retry, so a loss of the new connection
     # would leave the link "failed" (what the gateway was seen to say).
     config = stdio("m", MANAGER_SERVER, auto_reconnect=cut == "killed")
-    manager = Manager([config], backoff=FAST, client_options={"revisions": ("2026-07-28",)})
+    after: list[str] = []  # the states once the answer is given
+
+    def on_status(status: ServerStatus) -> None:
+        if answer.is_set():
+            after.append(status.state)
+
+    manager = Manager(
+        [config],
+        backoff=FAST,
+        on_status=on_status,
+        client_options={"revisions": ("2026-07-28",)},
+    )
     gateway = gateway_server(manager)
     outcome: list[str] = []
     done = anyio.Event()
@@ -67,14 +81,19 @@ async def test_a_late_failure_of_the_old_connection(cut: str) -> None:
                 await manager.wait_until(lambda: manager.status_of("m").state != "connected")
             else:
                 manager.reconnect("m")
-            await manager.wait_for("m", "connected")
-            assert manager.status_of("m").pid != old
+            # The new connection is up, or (answered while connecting) its
+            # attempt has begun: a new process starting, its handshake to come.
+            await manager.wait_for("m", answered)
             answer.set()  # the retry goes to the old, closed connection
             await done.wait()
             # The call itself broke with its connection, and says so.
             assert "broke while the call of tool 'interview' was in flight" in outcome[0]
-            # The new connection is untouched, and usable through the gateway.
+            await manager.wait_for("m", "connected")
+            # The new connection was neither cut nor abandoned for it, and the
+            # gateway uses it.
+            assert after == ([] if answered == "connected" else ["connected"])
             status = manager.status_of("m")
             assert (status.state, status.last_error) == ("connected", None)
+            assert status.pid != old
             result = await client.call_tool("m.whoami")
             assert only_text(result) == "manager-server"
