@@ -14,6 +14,11 @@ Success resets the retries. The connection counts as lost when its driver closes
 the connection (`lose`: over HTTP nothing else tells). A manual reconnect closes
 the connection and starts again at once with fresh retries.
 
+Every loss names the client it happened to, and only the current one's counts: a
+request's failure can arrive late, from a connection already replaced (a
+2026-07-28 call waits in its callbacks with nothing in flight, then retries on
+its old client), and must not cut the new one.
+
 While connected, a 2026-07-28 server whose capabilities declare ``listChanged``
 gets a ``subscriptions/listen`` stream for its lists, so its list changes reach
 the catalog as a legacy server's do; that stream failing with the connection
@@ -271,9 +276,12 @@ class Link:
 
     # --- the controls -------------------------------------------------------------------
 
-    def lose(self, reason: str) -> None:
+    def lose(self, reason: str, client: Client | None = None) -> None:
         """The connection is gone (a request on it failed with it): reconnect.
-        While it is still opening, the attempt is abandoned."""
+        While it is still opening, the attempt is abandoned. With ``client`` (the
+        one that failed), only if it is still the connection in use."""
+        if client is not None and client is not self.client:
+            return  # an old connection: its loss was seen when it ended
         if self._opening is not None:
             self._loss = reason
             self._opening.cancel()
@@ -365,7 +373,7 @@ class Link:
             lost = self._lost = anyio.Event()
             if self.removed or self._manual:
                 return
-            client.driver.on_close(self.lose)
+            client.driver.on_close(lambda reason: self.lose(reason, client))
             value = connected_with[0] if connected_with else None
             self.transport = _transport_of(value)
             self.pid = value.pid if isinstance(value, StdioProcess) else None
@@ -413,7 +421,7 @@ class Link:
         except Exception as exc:
             # The stream breaking with the connection is how an idle HTTP server's
             # death shows: reconnect, as for a request.
-            if not self.failed_request(exc, "the subscriptions/listen stream"):
+            if not self.failed_request(exc, client, "the subscriptions/listen stream"):
                 self._event("listening failed", error=describe(exc))
 
     async def _keepalive(self, client: Client, interval: float) -> None:
@@ -428,10 +436,10 @@ class Link:
                 with anyio.fail_after(wait):
                     await client.ping()
             except TimeoutError:
-                self.lose(f"no answer to a ping within {wait:g} s")
+                self.lose(f"no answer to a ping within {wait:g} s", client)
                 return
             except Exception as exc:
-                if self.failed_request(exc):
+                if self.failed_request(exc, client):
                     return
                 self._event("keepalive failed", error=describe(exc))
 
@@ -487,10 +495,10 @@ class Link:
             )
         return client
 
-    def failed_request(self, exc: BaseException, what: str | None = None) -> bool:
-        """A request on this connection raised ``exc``: whether it means the
-        connection is gone (then it is marked lost, and reconnects); ``what``
-        names the request in the reason the loss is given."""
+    def failed_request(self, exc: BaseException, client: Client, what: str | None = None) -> bool:
+        """A request on ``client`` raised ``exc``: whether it means that connection
+        is gone (then, if it is still the one in use, it is marked lost, and
+        reconnects); ``what`` names the request in the reason the loss is given."""
         while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
             exc = exc.exceptions[0]  # what a task group wrapped
         if not isinstance(exc, ConnectionClosed) or isinstance(exc, HttpStatusError):
@@ -499,5 +507,5 @@ class Link:
         if isinstance(exc, OutcomeUnknownError):
             # What it says of its request's outcome would be quoted to others.
             reason = reason.split("; ", 1)[0]
-        self.lose(reason if what is None else f"{what} failed: {reason}")
+        self.lose(reason if what is None else f"{what} failed: {reason}", client)
         return True

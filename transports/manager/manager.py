@@ -387,7 +387,7 @@ class Manager:
             with anyio.fail_after(self._list_timeout):
                 items, ttl = await fetch(client, kind)
         except Exception as exc:
-            if not link.failed_request(exc):
+            if not link.failed_request(exc, client) and link.client is client:
                 link.last_error = f"listing {kind} failed: {describe(exc)}"
             return
         if link.client is client:  # not lost meanwhile
@@ -459,13 +459,13 @@ class Manager:
         try:
             return await send(client)
         except Exception as exc:
-            self._interrupted(link, exc, what)
+            self._interrupted(link, client, exc, what)
             raise
 
-    def _interrupted(self, link: Link, exc: Exception, what: str) -> None:
-        """A request failed with ``exc``: if the connection broke, say so, and
-        whether the request went out."""
-        if link.failed_request(exc):
+    def _interrupted(self, link: Link, client: Client, exc: Exception, what: str) -> None:
+        """A request on ``client`` failed with ``exc``: if its connection broke,
+        say so, and whether the request went out."""
+        if link.failed_request(exc, client):
             if not sent(exc):
                 raise ServerUnavailable(
                     f"server {link.name!r} could not be reached ({describe(exc)}): "
@@ -508,7 +508,7 @@ class Manager:
                 found[1], arguments, timeout=timeout, on_progress=on_progress
             )
         except Exception as exc:
-            self._interrupted(link, exc, f"the call of tool {found[1]!r}")
+            self._interrupted(link, client, exc, f"the call of tool {found[1]!r}")
             raise
 
     async def get_prompt(
