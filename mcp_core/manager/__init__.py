@@ -29,7 +29,7 @@ from .config import (
     parse_servers,
     server_config,
 )
-from .gateway import PARKED_KEY, RELAYED, Gateway, Question, state_error
+from .gateway import PARKED_KEY, RELAYED, Gateway, Question, forwarded, state_error
 from .names import MAX_SAFE_LENGTH, Collision, Names, assign_names, describe, sanitise
 from .trace import REDACTED, Trace, TraceEntry, redact_headers
 
@@ -62,6 +62,7 @@ __all__ = [
     "assign_names",
     "changed_kind",
     "describe",
+    "forwarded",
     "parse_servers",
     "redact_headers",
     "sanitise",

@@ -27,6 +27,30 @@ the gateway client whose call caused them:
   its own for the whole call ("1", "2"...), so an answer never counts for a
   later question. A ``requestState`` naming a call that is not waiting for it
   gets the error the Server gives any bad ``requestState`` (`state_error`).
+
+Which client capabilities the upstreams are told (`forwarded`):
+
+- a 2026-07-28 upstream reads a client's capabilities in each request's
+  ``_meta`` (2026-07-28 basic/index.mdx), so each forwarded call declares
+  exactly what the gateway client that made it declared of sampling (tools
+  and context included), elicitation (form, url) and roots: the upstream asks
+  only what that client can answer, and refuses itself (-32021) a call that
+  needs more; its error reaches the client as it came;
+- a handshake-era upstream's session is one for every gateway client, and its
+  capabilities are settled at ``initialize``: it is told everything the gateway
+  can relay (sampling with tools, elicitation in form and URL modes, roots with
+  ``listChanged``). When it asks for something the client whose call caused
+  the request did not declare, the gateway answers its request with the error
+  that client's own server would get for it (`Context`'s rule: -32021 in
+  2026-07-28, -32600 before, naming the capability in
+  ``data.requiredCapabilities``): the upstream's tool may go on without it, or
+  fail, and its failure carries that error to the client. Declaring less
+  would refuse every client what some can do; declaring per client is not
+  possible on a shared session.
+
+Not forwarded: ``tasks`` and ``extensions`` (the tasks extension): the gateway
+follows an upstream's task to its end itself and answers its client inline
+(its own tools are not offered as tasks), and ``experimental``.
 """
 
 from __future__ import annotations
@@ -39,6 +63,7 @@ from msgspec import UNSET
 from ..server.app import Server
 from ..server.context import Context, InputNeeded, McpError
 from ..session.config import missing_client_capability
+from ..types.base import ClientCapabilities
 from ..types.client import (
     CreateMessageRequest,
     CreateMessageResult,
@@ -51,7 +76,7 @@ from ..types.client import (
 from ..wire import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from .catalog import KINDS, Kind
 
-__all__ = ["PARKED_KEY", "RELAYED", "Gateway", "Question", "state_error"]
+__all__ = ["PARKED_KEY", "RELAYED", "Gateway", "Question", "forwarded", "state_error"]
 
 RELAYED: Final = {
     "sampling": "sampling/createMessage",
@@ -81,6 +106,17 @@ def _input_request(kind: str, params: Any) -> InputRequest:
     if kind == "elicitation":
         return ElicitRequest(params=params)
     return ListRootsRequest()
+
+
+def forwarded(capabilities: ClientCapabilities) -> ClientCapabilities:
+    """What a forwarded call declares to a 2026-07-28 upstream, for a gateway
+    client that declared ``capabilities``: its sampling, elicitation and roots,
+    which the gateway relays (see the module)."""
+    return ClientCapabilities(
+        sampling=capabilities.sampling,
+        elicitation=capabilities.elicitation,
+        roots=capabilities.roots,
+    )
 
 
 def state_error(reason: str, detail: str) -> McpError:
@@ -135,10 +171,11 @@ class Gateway(Server):
         handshake-era gateway client served by ``ctx``; its answer.
 
         Raises:
-            McpError: -32600 when there is no such call (``ctx`` None); for a
-                2026-07-28 client whose call was not parked, the error of a
-                missing capability (-32021), else -32600; the client's own
-                error when it refuses.
+            McpError: -32600 when there is no such call (``ctx`` None); the
+                error of a missing capability when the client did not declare
+                what the request needs (-32021 in 2026-07-28, -32600 before);
+                for a 2026-07-28 client whose call was not parked, -32600; the
+                client's own error when it refuses.
         """
         method = RELAYED[kind]
         if ctx is None:
@@ -147,8 +184,8 @@ class Gateway(Server):
                 f"the gateway cannot tell which of its clients {method} is for: no call "
                 "of exactly one client is in flight on this server",
             )
+        ctx._require(method, params)
         if ctx.modern:
-            ctx._require(method, params)
             raise McpError(
                 INVALID_REQUEST,
                 f"the gateway cannot ask its client for {method}: its call was not "

@@ -28,6 +28,14 @@ What passes through:
   upstream's request is refused. The gateway installs these callbacks on the
   manager: servers connected before learn the capabilities at their next
   connection.
+- client capabilities: a 2026-07-28 upstream is told, in each forwarded call,
+  the sampling, elicitation and roots capabilities of the client that made
+  it; a handshake-era upstream everything the gateway relays, sampling with
+  tools and URL elicitation included (why: `mcp_core.manager.gateway`).
+- a URL elicitation's completion (``notifications/elicitation/complete``, up to
+  2025-11-25) goes to the one gateway client that was asked for it, when that
+  client speaks a revision that has it (client/elicitation.mdx: "MUST only send
+  the notification to the client that initiated the elicitation request").
 
 A call to a server that is not connected, or whose connection broke during the
 call, is a tool result with ``isError`` that says so (the model can read it); an
@@ -36,15 +44,17 @@ unknown name is -32602.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
 from msgspec import UNSET, UnsetType
 
 from mcp_core import McpError, __version__
-from mcp_core.manager import PARKED_KEY, RELAYED, Gateway, Kind
+from mcp_core.client.callbacks import MAX_OPEN_ELICITATIONS
+from mcp_core.manager import PARKED_KEY, RELAYED, Gateway, Kind, forwarded
 from mcp_core.server import Context
 from mcp_core.session import ProgressReceived
 from mcp_core.types import (
@@ -109,7 +119,12 @@ def gateway_server(
     manager.on_list_changed = changed
     ttl = gateway.state_ttl if parked_ttl is None else parked_ttl
     calls = _Calls(manager, gateway, Parking(manager.start_soon, ttl=ttl, max_parked=max_parked))
-    manager.set_callbacks(**{kind: calls.relay(kind) for kind in RELAYED})
+    manager.set_callbacks(
+        sampling_tools=True,
+        elicitation_url=calls.relay("elicitation"),
+        on_elicitation_complete=calls.completed,
+        **{kind: calls.relay(kind) for kind in RELAYED},
+    )
 
     @gateway.on_list_tools
     async def list_tools(params: Any, ctx: Context) -> ListToolsResult:
@@ -119,8 +134,12 @@ def gateway_server(
     async def call_tool(params: CallToolRequestParams, ctx: Context) -> CallToolResult:
         arguments = _arguments(params.arguments)
 
+        capabilities = forwarded(ctx.client.capabilities)
+
         def call(on_progress: ProgressCallback | None) -> Awaitable[CallToolResult]:
-            return manager.call_tool(params.name, arguments, on_progress=on_progress)
+            return manager.call_tool(
+                params.name, arguments, on_progress=on_progress, capabilities=capabilities
+            )
 
         try:
             result: CallToolResult = await calls.forward(ctx, "tools", params.name, call)
@@ -156,8 +175,10 @@ def gateway_server(
     async def get_prompt(params: GetPromptRequestParams, ctx: Context) -> GetPromptResult:
         arguments = _arguments(params.arguments)
 
+        capabilities = forwarded(ctx.client.capabilities)
+
         def get(on_progress: ProgressCallback | None) -> Awaitable[GetPromptResult]:
-            return manager.get_prompt(params.name, arguments)
+            return manager.get_prompt(params.name, arguments, capabilities=capabilities)
 
         try:
             result: GetPromptResult = await calls.forward(ctx, "prompts", params.name, get)
@@ -200,6 +221,9 @@ class _Calls:
         self._gateway = gateway
         self._parking = parking
         self._in_flight: dict[str, list[_Call]] = {}
+        # URL elicitations relayed to a handshake-era client, by (server, id):
+        # the request that asked, whose client hears of their completion.
+        self._elicited: OrderedDict[tuple[str, str], Context] = OrderedDict()
 
     async def forward(self, ctx: Context, kind: Kind, name: str, call: Forward) -> Any:
         """Make ``call`` for the request served by ``ctx``: in its own task, where
@@ -280,6 +304,22 @@ class _Calls:
             call = self.caller(server)
             if call is not None and call.parked is not None:
                 return await call.parked.ask(kind, params)
-            return await self._gateway.ask_client(None if call is None else call.ctx, kind, params)
+            ctx = None if call is None else call.ctx
+            answer = await self._gateway.ask_client(ctx, kind, params)
+            elicitation_id = getattr(params, "elicitation_id", None)
+            if ctx is not None and isinstance(elicitation_id, str):
+                self._elicited[server, elicitation_id] = ctx
+                if len(self._elicited) > MAX_OPEN_ELICITATIONS:
+                    self._elicited.popitem(last=False)
+            return answer
 
         return ask
+
+    async def completed(self, server: str, elicitation_id: str) -> None:
+        """``server`` says its URL elicitation ``elicitation_id`` is done: tell
+        the client it was relayed to (nobody else; once)."""
+        ctx = self._elicited.pop((server, elicitation_id), None)
+        if ctx is None:
+            return
+        with suppress(Exception):  # that client is gone: nobody else may be told
+            await ctx.complete_elicitation(elicitation_id)
