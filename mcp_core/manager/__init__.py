@@ -29,7 +29,15 @@ from .config import (
     parse_servers,
     server_config,
 )
-from .gateway import PARKED_KEY, RELAYED, Gateway, Question, forwarded, state_error
+from .gateway import (
+    PARKED_KEY,
+    RELAYED,
+    Gateway,
+    Question,
+    forwarded,
+    new_call_id,
+    state_error,
+)
 from .names import MAX_SAFE_LENGTH, Collision, Names, assign_names, describe, sanitise
 from .trace import REDACTED, Trace, TraceEntry, redact_headers
 
@@ -63,6 +71,7 @@ __all__ = [
     "changed_kind",
     "describe",
     "forwarded",
+    "new_call_id",
     "parse_servers",
     "redact_headers",
     "sanitise",

@@ -55,6 +55,7 @@ follows an upstream's task to its end itself and answers its client inline
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -76,7 +77,15 @@ from ..types.client import (
 from ..wire import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from .catalog import KINDS, Kind
 
-__all__ = ["PARKED_KEY", "RELAYED", "Gateway", "Question", "forwarded", "state_error"]
+__all__ = [
+    "PARKED_KEY",
+    "RELAYED",
+    "Gateway",
+    "Question",
+    "forwarded",
+    "new_call_id",
+    "state_error",
+]
 
 RELAYED: Final = {
     "sampling": "sampling/createMessage",
@@ -88,6 +97,9 @@ RELAYED: Final = {
 PARKED_KEY: Final = "mcp-core.gateway/parked"
 """The name under which a call's ``requestState`` keeps the id of its parked
 upstream call (`Context.once`)."""
+
+STARTED_KEY: Final = "mcp-core.gateway/started"
+"""The round at which the request's current upstream call started (absent: 0)."""
 
 Question = tuple[str, str, Any]
 """An upstream's question to a 2026-07-28 client: its ``inputRequests`` key, its
@@ -106,6 +118,11 @@ def _input_request(kind: str, params: Any) -> InputRequest:
     if kind == "elicitation":
         return ElicitRequest(params=params)
     return ListRootsRequest()
+
+
+def new_call_id() -> str:
+    """A parked call's id: 128 random bits, so that nobody guesses another's."""
+    return secrets.token_urlsafe(16)
 
 
 def forwarded(capabilities: ClientCapabilities) -> ClientCapabilities:
@@ -156,15 +173,32 @@ class Gateway(Server):
     def may_park(self, ctx: Context) -> bool:
         """Whether a forwarded call of ``ctx``'s must run apart from its request,
         to be parked if its upstream asks: the client speaks 2026-07-28 and
-        declared at least one capability an upstream's question needs (a client
-        that declared none cannot be asked anything)."""
+        declared at least one capability an upstream's question needs, in any
+        mode (a client that declared none cannot be asked anything)."""
         if not ctx.modern:
             return False
         capabilities = ctx.client.capabilities
-        return any(
-            missing_client_capability(capabilities, method, UNSET) is None
-            for method in RELAYED.values()
-        )
+        for method in RELAYED.values():
+            missing = missing_client_capability(capabilities, method, UNSET)
+            if missing is None or missing[1] is not None:  # elicitation.url alone
+                return True
+        return False
+
+    async def parked_call(self, ctx: Context) -> tuple[str, int]:
+        """The id of the parked upstream call a 2026-07-28 request names, and
+        the round it started at: a new call when that round is ``ctx.round``."""
+        call_id: str = await ctx.once(PARKED_KEY, new_call_id)
+        started = (ctx._kept or {}).get(STARTED_KEY, 0)
+        return call_id, started if isinstance(started, int) else 0
+
+    def call_again(self, ctx: Context) -> None:
+        """The request's upstream call ended asking for URL elicitations (-32042,
+        a handshake-era upstream): they go to the client as input requests
+        (2026-07-28 has no -32042), and its retry starts a new upstream call,
+        as a direct client's retry would (2025-11-25 client/elicitation.mdx
+        "URL Elicitation Required Error"): a new id in the ``requestState``."""
+        kept = ctx._kept or {}
+        ctx._kept = {**kept, PARKED_KEY: new_call_id(), STARTED_KEY: ctx.round + 1}
 
     async def ask_client(self, ctx: Context | None, kind: str, params: Any = UNSET) -> Any:
         """Relay an upstream's request of ``kind`` (a key of `RELAYED`) to the

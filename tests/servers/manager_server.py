@@ -24,6 +24,7 @@ import sys
 import anyio
 
 from mcp_core import Context, Server
+from mcp_core.server.context import UrlElicitationRequiredError, url_elicitation
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--name", default="manager-server")
@@ -125,6 +126,23 @@ async def sign_in(url: str, ctx: Context) -> str:
     if answer.action == "accept":
         await ctx.complete_elicitation("sign-in-1")
     return answer.action
+
+
+GATE_OPEN = False
+"""Whether the URL elicitation ``gated`` asks for was completed."""
+
+
+@server.tool()
+async def gated(ctx: Context) -> str:
+    """Needs a URL elicitation completed first (-32042 up to 2025-11-25, an
+    input request in 2026-07-28), then answers; it completes at once."""
+    global GATE_OPEN
+    if not GATE_OPEN:
+        GATE_OPEN = True  # done as soon as asked
+        elicitation = url_elicitation("https://a.example/gate", "Open", elicitation_id="gate-1")
+        raise UrlElicitationRequiredError([elicitation])
+    await ctx.complete_elicitation("gate-1")
+    return "through"
 
 
 @server.tool(task="required")

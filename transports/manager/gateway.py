@@ -52,9 +52,9 @@ from typing import Any, NamedTuple
 
 from msgspec import UNSET, UnsetType
 
-from mcp_core import McpError, __version__
+from mcp_core import McpError, UrlElicitationRequiredError, __version__
 from mcp_core.client.callbacks import MAX_OPEN_ELICITATIONS
-from mcp_core.manager import PARKED_KEY, RELAYED, Gateway, Kind, forwarded
+from mcp_core.manager import RELAYED, Gateway, Kind, forwarded
 from mcp_core.server import Context
 from mcp_core.session import ProgressReceived
 from mcp_core.types import (
@@ -76,7 +76,7 @@ from mcp_core.wire import INVALID_PARAMS, RESOURCE_NOT_FOUND
 from ..driver import ProgressCallback
 from .errors import CallInterrupted, ServerUnavailable, UnknownName
 from .manager import Manager
-from .parking import ParkedCall, Parking, new_call_id
+from .parking import ParkedCall, Parking
 
 __all__ = ["gateway_server"]
 
@@ -232,8 +232,8 @@ class _Calls:
             async with self.serving(kind, name, _Call(ctx, None)):
                 token = ctx.request.progress_token
                 return await call(None if token is None else _progress(lambda: ctx))
-        call_id = await ctx.once(PARKED_KEY, new_call_id)
-        if ctx.round == 0:
+        call_id, started = await self._gateway.parked_call(ctx)
+        if ctx.round == started:
             parked: ParkedCall | None = None
 
             async def run() -> Any:
@@ -241,10 +241,15 @@ class _Calls:
                 async with self.serving(kind, name, _Call(ctx, parked)):
                     return await call(_progress(lambda: None if parked is None else parked.ctx))
 
-            parked = self._parking.open(call_id, ctx, run)
+            prefix = f"{started}." if started else ""
+            parked = self._parking.open(call_id, ctx, run, prefix)
         else:
             parked = self._parking.resume(call_id, ctx.round, ctx)
-        return await self._serve(ctx, parked)
+        try:
+            return await self._serve(ctx, parked)
+        except UrlElicitationRequiredError:
+            self._gateway.call_again(ctx)
+            raise
 
     async def _serve(self, ctx: Context, parked: ParkedCall) -> Any:
         """Wait for ``parked``'s outcome, relaying its questions to ``ctx``'s client."""
@@ -284,6 +289,11 @@ class _Calls:
         token = _SERVING.set((server, call))
         try:
             yield
+        except UrlElicitationRequiredError as required:
+            # Its completion notices go to this call's client (a handshake-era one).
+            for elicitation in required.elicitations:
+                self._elicited_by(server, elicitation.elicitation_id, call.ctx)
+            raise
         finally:
             _SERVING.reset(token)
             in_flight.remove(call)
@@ -306,14 +316,18 @@ class _Calls:
                 return await call.parked.ask(kind, params)
             ctx = None if call is None else call.ctx
             answer = await self._gateway.ask_client(ctx, kind, params)
-            elicitation_id = getattr(params, "elicitation_id", None)
-            if ctx is not None and isinstance(elicitation_id, str):
-                self._elicited[server, elicitation_id] = ctx
-                if len(self._elicited) > MAX_OPEN_ELICITATIONS:
-                    self._elicited.popitem(last=False)
+            if ctx is not None:
+                self._elicited_by(server, getattr(params, "elicitation_id", None), ctx)
             return answer
 
         return ask
+
+    def _elicited_by(self, server: str, elicitation_id: Any, ctx: Context) -> None:
+        """``server``'s URL elicitation ``elicitation_id`` went to ``ctx``'s client."""
+        if isinstance(elicitation_id, str):
+            self._elicited[server, elicitation_id] = ctx
+            if len(self._elicited) > MAX_OPEN_ELICITATIONS:
+                self._elicited.popitem(last=False)
 
     async def completed(self, server: str, elicitation_id: str) -> None:
         """``server`` says its URL elicitation ``elicitation_id`` is done: tell

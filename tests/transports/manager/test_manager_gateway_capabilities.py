@@ -21,7 +21,7 @@ from manager_helpers import ENV, LIMIT, MANAGER_SERVER
 from msgspec import UNSET
 from runtime_helpers import only_text
 
-from mcp_core import McpError
+from mcp_core import McpError, UrlElicitationRequiredError
 from mcp_core.types import (
     CreateMessageResult,
     ElicitResult,
@@ -137,3 +137,40 @@ async def test_an_undeclared_capability_is_refused_by_name(
                         await client.call_tool(f"{upstream}.{tool}", arguments)
                     assert f"requires the {capability} capability" in refused.value.message
                     assert refused.value.code == code, (upstream, tool, refused.value)
+
+
+@ERAS
+async def test_a_url_elicitation_a_call_requires(
+    tmp_path: Path, anyio_backend: str, era: str
+) -> None:
+    with anyio.fail_after(LIMIT):
+        opened: list[str] = []
+        completed: list[str] = []
+        done = anyio.Event()
+
+        def url(params: Any) -> ElicitResult:
+            opened.append(params.url)
+            return ElicitResult(action="accept")
+
+        def complete(elicitation_id: str) -> None:
+            completed.append(elicitation_id)
+            done.set()
+
+        callbacks = {"elicitation_url": url, "on_elicitation_complete": complete}
+        async with _gateway(tmp_path, anyio_backend, era, **callbacks) as client:
+            for upstream in UPSTREAMS:
+                if era == "2025-11-25" and upstream == "old":
+                    # -32042 as it came; the retry goes through, and the
+                    # upstream's completion notice reaches this client.
+                    with pytest.raises(UrlElicitationRequiredError) as required:
+                        await client.call_tool(f"{upstream}.gated")
+                    [elicitation] = required.value.elicitations
+                    assert elicitation.url == "https://a.example/gate"
+                    assert only_text(await client.call_tool(f"{upstream}.gated")) == "through"
+                    await done.wait()
+                    assert completed == ["gate-1"]
+                else:
+                    # An input request (the client opens the URL), then the retry.
+                    before = len(opened)
+                    assert only_text(await client.call_tool(f"{upstream}.gated")) == "through"
+                    assert opened[before:] == ["https://a.example/gate"]
