@@ -222,15 +222,16 @@ class Catalog:
         """The (server, name on the server) a union name of ``kind`` stands for."""
         return self._naming(kind).by_name.get(name)
 
-    def task_only(self, server: str, tool: str) -> bool:
-        """Whether ``server`` listed ``tool`` as running only as a task
-        (``execution.taskSupport`` "required": a client MUST call it as one,
-        2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation")."""
+    def task_support(self, server: str, tool: str) -> str | None:
+        """How ``server`` listed ``tool``'s ``execution.taskSupport``: "optional",
+        "required" (a client MUST call it as a task, 2025-11-25
+        basic/utilities/tasks.mdx "Tool-Level Negotiation"), or None."""
         for item in self._items(server, "tools"):
             if item.name == tool:
                 execution = getattr(item, "execution", None)
-                return getattr(execution, "task_support", None) == "required"
-        return False
+                support = getattr(execution, "task_support", None)
+                return support if support in ("optional", "required") else None
+        return None
 
     def owners_of(self, uri: str) -> Sequence[str]:
         """The servers whose listed resources include ``uri`` (exactly)."""

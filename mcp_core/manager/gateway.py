@@ -64,6 +64,7 @@ from msgspec import UNSET
 from ..server.app import Server
 from ..server.context import Context, InputNeeded, McpError
 from ..session.config import missing_client_capability
+from ..tasks.context import TaskContext
 from ..types.base import ClientCapabilities
 from ..types.client import (
     CreateMessageRequest,
@@ -163,7 +164,10 @@ class Gateway(Server):
         self, name: str, version: str, *, instructions: str | None = None, **options: Any
     ) -> None:
         super().__init__(name, version, instructions=instructions, threaded=False, **options)
-        self.declare(*KINDS)
+        # Tasks: a tool its upstream lists as task-capable runs as a task of the
+        # gateway's when its client asks (`Server.task_support`), however its
+        # upstream runs it.
+        self.declare(*KINDS, "tasks")
 
     def lists_changed(self, kind: Kind | None = None) -> None:
         """The union's list of ``kind`` (None: every kind) changed: tell the clients."""
@@ -175,8 +179,8 @@ class Gateway(Server):
         to be parked if its upstream asks: the client speaks 2026-07-28 and
         declared at least one capability an upstream's question needs, in any
         mode (a client that declared none cannot be asked anything)."""
-        if not ctx.modern:
-            return False
+        if not ctx.modern or isinstance(ctx, TaskContext):
+            return False  # a task's questions wait on the task
         capabilities = ctx.client.capabilities
         for method in RELAYED.values():
             missing = missing_client_capability(capabilities, method, UNSET)
@@ -219,6 +223,10 @@ class Gateway(Server):
                 "of exactly one client is in flight on this server",
             )
         ctx._require(method, params)
+        if isinstance(ctx, TaskContext):
+            # The gateway's own task: its client answers through the task
+            # (tasks/update in 2026-07-28, a request with the related task before).
+            return await ctx._ask(method, _input_request(kind, params), _RESULTS[kind], None)
         if ctx.modern:
             raise McpError(
                 INVALID_REQUEST,

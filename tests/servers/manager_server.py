@@ -9,8 +9,9 @@ tool, so the list changes), ``shout`` (logs its text, then asks the client for a
 sampling answer, its roots and a form), ``interview`` (asks questions one round after
 another; its answer counts the calls that started), ``plan`` (samples with a tool
 the model may use), ``sign_in`` (a URL-mode elicitation, completed at once),
-``report`` (runs only as a task) and an echo tool for each ``--tool`` (names that
-collide in a union). The arguments also come from MANAGER_SERVER_ARGS, for
+``gated`` (needs a URL elicitation first), ``survey`` (samples; may run as a
+task), ``report`` (runs only as a task) and an echo tool for each ``--tool``
+(names that collide in a union). The arguments also come from MANAGER_SERVER_ARGS, for
 ``mcp-core serve``, which takes none.
 """
 
@@ -143,6 +144,13 @@ async def gated(ctx: Context) -> str:
         raise UrlElicitationRequiredError([elicitation])
     await ctx.complete_elicitation("gate-1")
     return "through"
+
+
+@server.tool(task="optional")
+async def survey(question: str, ctx: Context) -> str:
+    """Ask the client to sample, as a task or not."""
+    sampled = await ctx.sample(question, max_tokens=5)
+    return f"answered {getattr(sampled.content, 'text', '?')}"
 
 
 @server.tool(task="required")

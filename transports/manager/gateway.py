@@ -117,6 +117,15 @@ def gateway_server(
             upstream(server, kind)
 
     manager.on_list_changed = changed
+
+    async def task_support(name: str) -> str | None:
+        found = manager.catalog.resolve("tools", name)
+        if found is None:  # not listed yet
+            await manager.refresh("tools")
+            found = manager.catalog.resolve("tools", name)
+        return None if found is None else manager.catalog.task_support(*found)
+
+    gateway.task_support = task_support
     ttl = gateway.state_ttl if parked_ttl is None else parked_ttl
     calls = _Calls(manager, gateway, Parking(manager.start_soon, ttl=ttl, max_parked=max_parked))
     manager.set_callbacks(

@@ -522,7 +522,7 @@ class Manager:
         link = self._link(found[0])
         client = link.usable()
         try:
-            if self.catalog.task_only(*found):
+            if self.catalog.task_support(*found) == "required":
                 # Its server refuses it as a plain call (2025-11-25 tasks.mdx):
                 # called as a task, followed to its end.
                 handle = await client.call_tool(

@@ -1,6 +1,7 @@
 """`mcp-core gateway` forwards the client capabilities its clients declare:
-sampling with tools, URL elicitation (and its completion), roots; a tool that
-runs only as a task is followed to its end. Clients of both eras, one upstream
+sampling with tools, URL elicitation (and its completion, and -32042), roots,
+tasks (a call its client asks to be a task is a task of the gateway's, whose
+questions reach the client through the task). Clients of both eras, one upstream
 of each era behind one gateway (a process, on the test's own event loop); a
 client that did not declare what an upstream asks gets the error that names
 the capability. asyncio and trio."""
@@ -29,7 +30,7 @@ from mcp_core.types import (
     TextContent,
     ToolUseContent,
 )
-from mcp_core.wire import INVALID_REQUEST, MISSING_REQUIRED_CLIENT_CAPABILITY
+from mcp_core.wire import INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY
 from transports import Client
 from transports.stdio import stdio_connector
 
@@ -100,11 +101,6 @@ async def test_declared_capabilities_reach_every_upstream(
                 assert only_text(shout) == "said ['file:///work'] me"
                 signed = await client.call_tool(f"{upstream}.sign_in", {"url": "https://a.example"})
                 assert only_text(signed) == "accept"
-                # A tool that runs only as a task: the gateway follows the task.
-                report = await client.call_tool(f"{upstream}.report", {"topic": upstream})
-                assert only_text(report) == f"report on {upstream}"
-                handle = await client.call_tool(f"{upstream}.report", {"topic": "x"}, task=True)
-                assert only_text(await handle.result()) == "report on x"
             assert opened == ["https://a.example"] * 2
             if era == "2025-11-25":
                 # The handshake-era upstream's completion notice, relayed to the
@@ -174,3 +170,35 @@ async def test_a_url_elicitation_a_call_requires(
                     before = len(opened)
                     assert only_text(await client.call_tool(f"{upstream}.gated")) == "through"
                     assert opened[before:] == ["https://a.example/gate"]
+
+
+@ERAS
+async def test_a_call_as_a_task_of_the_gateway(
+    tmp_path: Path, anyio_backend: str, era: str
+) -> None:
+    with anyio.fail_after(LIMIT):
+        async with _gateway(tmp_path, anyio_backend, era, sampling=_sampling) as client:
+            assert client.server_capabilities.tasks is not UNSET or era == "2026-07-28"
+            for upstream in UPSTREAMS:
+                # The upstream asks during the gateway's task: the client answers
+                # through the task (tasks/update, or a request naming the task).
+                handle = await client.call_tool(f"{upstream}.survey", {"question": "q"}, task=True)
+                assert handle.task_id is not None
+                assert only_text(await handle.result()) == "answered said"
+                # Listed as running only as a task: so it runs, whatever the
+                # upstream's era.
+                handle = await client.call_tool(f"{upstream}.report", {"topic": "x"}, task=True)
+                assert handle.task_id is not None
+                assert only_text(await handle.result()) == "report on x"
+                if era == "2026-07-28":
+                    # A plain call is refused (-32021), sent again as a task.
+                    report = await client.call_tool(f"{upstream}.report", {"topic": "y"})
+                    assert only_text(report) == "report on y"
+                else:
+                    # 2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation".
+                    with pytest.raises(McpError) as refused:
+                        await client.call_tool(f"{upstream}.report", {"topic": "y"})
+                    assert refused.value.code == METHOD_NOT_FOUND
+                # A call that asks for no task is answered inline, as before.
+                plain = await client.call_tool(f"{upstream}.survey", {"question": "p"})
+                assert only_text(plain) == "answered said"
