@@ -48,9 +48,14 @@ Which client capabilities the upstreams are told (`forwarded`):
   would refuse every client what some can do; declaring per client is not
   possible on a shared session.
 
-Not forwarded: ``tasks`` and ``extensions`` (the tasks extension): the gateway
-follows an upstream's task to its end itself and answers its client inline
-(its own tools are not offered as tasks), and ``experimental``.
+Tasks are the gateway's own: it declares them (the 2025-11-25 capability, the
+2026-07-28 extension) and lists each tool's ``execution.taskSupport`` as its
+upstream does; a call its client asks to be a task becomes a task of the
+gateway's (`Server.task_support`), whose upstream call is plain, or a task of
+the upstream's followed to its end (a tool listed "required"). An upstream's
+questions during it go to the client through the task (`ask_client` on a
+`TaskContext`). So ``tasks`` and the tasks extension are not forwarded as
+capabilities, nor is ``experimental``.
 """
 
 from __future__ import annotations

@@ -32,6 +32,8 @@ What passes through:
   the sampling, elicitation and roots capabilities of the client that made
   it; a handshake-era upstream everything the gateway relays, sampling with
   tools and URL elicitation included (why: `mcp_core.manager.gateway`).
+- tasks: a call its client asks to be a task is a task of the gateway's, for a
+  tool its upstream lists as task-capable (`mcp_core.manager.gateway`).
 - a URL elicitation's completion (``notifications/elicitation/complete``, up to
   2025-11-25) goes to the one gateway client that was asked for it, when that
   client speaks a revision that has it (client/elicitation.mdx: "MUST only send
