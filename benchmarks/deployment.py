@@ -15,6 +15,7 @@ when they run as root (tests/debian_helpers.py).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import sys
@@ -96,14 +97,17 @@ def worker(redis_port: int | None) -> Iterator[tuple[int, int]]:
 
 @contextmanager
 def balancer(worker_ports: list[int]) -> Iterator[tuple[int, int]]:
-    """HAProxy before ``worker_ports``, with the recipe's configuration and one
-    ``server`` line per worker: yields ``(pid, port)``."""
-    head, _, _ = (RECIPE / "haproxy.cfg").read_text().partition("    server w1")
+    """HAProxy before ``worker_ports``, with the recipe's configuration and, in
+    each of its backends, one ``server`` line per worker: yields ``(pid, port)``."""
     servers = [f"    server w{n} 127.0.0.1:{port}" for n, port in enumerate(worker_ports, 1)]
+    text = []
+    for section in re.split(r"(?m)^(?=backend )", (RECIPE / "haproxy.cfg").read_text()):
+        kept = [line for line in section.splitlines() if not line.startswith("    server w")]
+        text += [*kept, *servers] if section.startswith("backend ") else kept
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="mcp-bench-haproxy-") as folder:
         config = Path(folder) / "haproxy.cfg"
-        config.write_text(head + "\n".join(servers) + "\n")
+        config.write_text("\n".join(text) + "\n")
         argv = [_program("haproxy"), "-f", str(config), "-db"]
         env = dict(os.environ, MCP_LB_PORT=str(port))
         with listening(argv, port, "haproxy", env=env) as process:

@@ -207,7 +207,7 @@ def load(name: str) -> Layer:
 def not_importable(exc: ImportError, package: str) -> str:
     """Why a peer is skipped: its package (from the ``bench`` extra) is missing."""
     name = exc.name or package
-    return f"{name} is not importable ({exc}); install it with: pip install 'mcp-core[bench]'"
+    return f"{name} is not importable ({exc}); install it with: pip install 'mcp-sansio[bench]'"
 
 
 def optional_peers(

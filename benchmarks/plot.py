@@ -42,7 +42,7 @@ def check() -> str | None:
     try:
         import matplotlib  # noqa: F401
     except ImportError as exc:
-        return f"--plot needs matplotlib ({exc}); install it with: pip install 'mcp-core[bench]'"
+        return f"--plot needs matplotlib ({exc}); install it with: pip install 'mcp-sansio[bench]'"
     return None
 
 

@@ -18,8 +18,9 @@ commands the workers sent, counted with ``MONITOR``, which tells them from those
 scripts run (a script is one round trip) but slows Redis down. The main figure is
 the CPU of the workers and Redis together; the ratio Redis / memory of it is the
 backend's overhead per call. HAProxy costs the same with either backend and is
-reported beside it. HAProxy's health checks (a GET to each worker
-every 0.5 s) are in the workers' CPU, a few per thousand calls.
+reported beside it. HAProxy's health checks (a GET of /readyz and one
+of /healthz to each worker every 0.5 s; with Redis, each /readyz is one Redis
+GET) are in the workers' and Redis's figures, a few per thousand calls.
 
 It starts redis-server, HAProxy and up to 5 workers, so it runs in the full run
 (or by name: ``mcp-core bench --quick --only workers``), not in ``--quick``; it is

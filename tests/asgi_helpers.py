@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import anyio
@@ -19,16 +19,35 @@ from transports.http.asgi import AsgiApp, asgi_app
 
 
 class _Uvicorn(uvicorn.Server):
-    """uvicorn without its signal handlers: pytest keeps Ctrl-C."""
+    """uvicorn without its signal handlers: pytest keeps Ctrl-C; ``on_shutdown``
+    is called as its shutdown begins (how `AsgiApp.shutdown` is hooked in)."""
+
+    on_shutdown: Callable[[], None] | None = None
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
 
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        if self.on_shutdown is not None:
+            self.on_shutdown()
+        await super().shutdown(sockets)
+
 
 @contextlib.asynccontextmanager
 async def uvicorn_serving(app: Any) -> AsyncIterator[int]:
     """Serve ``app`` with uvicorn on a free loopback port; yields the port."""
+    async with uvicorn_server(app) as (port, _):
+        yield port
+
+
+@contextlib.asynccontextmanager
+async def uvicorn_server(
+    app: Any, on_shutdown: Callable[[], None] | None = None
+) -> AsyncIterator[tuple[int, uvicorn.Server]]:
+    """Serve ``app`` with uvicorn on a free loopback port; yields the port and the
+    server (``should_exit = True`` shuts it down; the block's end does too).
+    ``on_shutdown``: called when uvicorn begins to shut down."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
@@ -37,11 +56,12 @@ async def uvicorn_serving(app: Any) -> AsyncIterator[int]:
         app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=1
     )
     server = _Uvicorn(config)
+    server.on_shutdown = on_shutdown
     with sock:
         async with anyio.create_task_group() as tg:
             tg.start_soon(server.serve, [sock])
             try:
-                yield sock.getsockname()[1]
+                yield sock.getsockname()[1], server
             finally:
                 server.should_exit = True
         assert server.started

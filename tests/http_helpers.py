@@ -98,7 +98,10 @@ class RawClient:
     async def send(self, method: str, body: Any = None, **headers: str) -> None:
         if self.h11.our_state is h11.DONE:
             self.h11.start_next_cycle()
-        data = b"" if body is None else json.dumps(body).encode()
+        # bytes go as they are (malformed bodies); anything else as JSON.
+        data = (
+            body if isinstance(body, bytes) else b"" if body is None else json.dumps(body).encode()
+        )
         pairs = {"host": f"127.0.0.1:{self.port}", "content-length": str(len(data))}
         if method == "POST":
             pairs["content-type"] = "application/json"

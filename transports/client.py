@@ -671,8 +671,11 @@ class Client:
 
         Notifications arrive at ``on_notification``; leaving the block cancels
         the stream. Yields once the server has acknowledged it. Should the
-        stream then fail (its connection broke for good), the block is cancelled
-        and the failure raised out of it.
+        server end the stream (shutting down, it answers the listen request:
+        2026-07-28 basic/patterns/subscriptions.mdx "Graceful Closure"), the
+        block is cancelled and ends without an error; should the stream fail
+        (its connection broke for good), the block is cancelled and the failure
+        raised out of it.
         """
         call = requests.listen(
             tools=tools, prompts=prompts, resources=resources, resource_uris=resource_uris
@@ -694,6 +697,9 @@ class Client:
                     listening.broken = exc
                     tg.cancel_scope.cancel()
                 listening.error = exc
+            else:
+                if listening.settled.is_set():
+                    tg.cancel_scope.cancel()  # ended by the server: the block ends too
             listening.settled.set()
 
         async with anyio.create_task_group() as tg:

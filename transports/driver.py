@@ -145,8 +145,8 @@ class Driver:
         self._sink: Sink = _refuse_sink
         self._waiters: dict[RequestId, _Waiter] = {}
         self._workers = workers = Workers(self, task_group, handle_request, max_concurrency)
-        # The peer's requests being served (see `Workers.serving`).
-        self._serving = workers.serving
+        #: The peer's requests being served (see `Workers.serving`): read only.
+        self.serving = self._serving = workers.serving
         self._timer: anyio.Event | None = None
         self.closed = False
         self.close_reason = "the connection is closed"

@@ -165,6 +165,18 @@ class OneRequest:
         if self._audience is None and not self.closed:
             self._audience = join(self.server, self)
 
+    def end_subscriptions(self) -> None:
+        """End the request's subscriptions on the server's initiative (shutting
+        down): each gets its completion result, which ends the request's stream
+        cleanly (2026-07-28 basic/patterns/subscriptions.mdx "Graceful Closure")."""
+        if self.closed or not self.session.subscriptions:
+            return
+        try:
+            self.session.end_subscriptions()
+        except LocalProtocolError:
+            return  # the session is broken: nothing more is sent
+        self.flush()
+
     def deliver(self, method: str, params: Any) -> bool:
         """Hand a change or task notification to the session; False once closed."""
         if self.closed:

@@ -353,6 +353,7 @@ async def pump(
     """
     outbox = _Outbox(not objects, max_outbox_bytes)
     writer_done = anyio.Event()
+    serving = driver.serving
 
     # Checked once: a runtime protocol check costs microseconds.
     batch_stream: BatchStream | None = (
@@ -368,6 +369,13 @@ async def pump(
         # meet and act on.
         assert batch_stream is not None
         if outbox.items or outbox.busy or outbox.owed:
+            outbox.put(messages, related)
+            return
+        if not outbox.holding and len(serving) > 1:
+            # Other requests are in flight (handlers waiting, or in worker threads,
+            # whose answers come several per loop turn): the writer sends what
+            # they answer meanwhile in one write. A direct write per answer
+            # would also hand the GIL to a worker thread at each system call.
             outbox.put(messages, related)
             return
         try:

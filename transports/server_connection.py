@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol, TypeVar
 
 import anyio
@@ -31,6 +31,7 @@ from mcp_core.wire import DEFAULT_LIMITS, RequestId
 from .audience import Audience, join
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
 from .pump import DEFAULT_MAX_OUTBOX_BYTES, pump
+from .threads import run_sync as run_in_thread
 
 __all__ = ["ServerConnection", "serve_stream"]
 
@@ -139,10 +140,10 @@ class RequestPeer:
             self.session.send_notification(method, params)
             driver.flush(self.request_id)
 
-    async def run_sync(self, fn: Callable[[], _T]) -> _T:
-        # anyio's worker threads, bounded by its default limiter (40). A cancelled
-        # request stops waiting; its thread finishes on its own, its result dropped.
-        return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
+    def run_sync(self, fn: Callable[[], _T]) -> Coroutine[Any, Any, _T]:
+        # The runtime's worker threads (transports/threads.py). A cancelled request
+        # stops waiting; its thread finishes on its own, its result dropped.
+        return run_in_thread(fn)
 
 
 class ServerConnection:

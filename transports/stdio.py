@@ -17,10 +17,11 @@ ConnectionClosed (2025-11-25 basic/transports.mdx "stdio";
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 import anyio
 
@@ -34,7 +35,12 @@ from .server_connection import serve_stream
 from .stdio_process import DEFAULT_SHUTDOWN_TIMEOUT, StdioProcess, open_stdio_process
 from .stdio_streams import stdio_server_stream
 
-__all__ = ["connect_stdio", "run_stdio", "serve_stdio", "stdio_connector"]
+__all__ = ["PYTHON_NAMES", "connect_stdio", "run_stdio", "serve_stdio", "stdio_connector"]
+
+PYTHON_NAMES: Final = frozenset({"python", "python3"})
+"""Programs of a server command that mean the interpreter running this code
+(``sys.executable``), not whichever is first on PATH: outside an activated
+virtual environment, ``python`` on PATH has none of its packages."""
 
 
 async def serve_stdio(
@@ -93,8 +99,11 @@ def stdio_connector(
     ``Limits.max_message_bytes``), so that every answer of a server of ours arrives;
     the server's own cap on what it reads stays 4 MiB (`DEFAULT_MAX_LINE_BYTES`).
     While more than ``max_outbox_bytes`` wait for the server to read them, its
-    stdout is not read (see `transports.pump.pump`).
+    stdout is not read (see `transports.pump.pump`). A program named ``python``
+    or ``python3`` is this interpreter (`PYTHON_NAMES`).
     """
+    if not isinstance(argv, (str, bytes)) and argv and argv[0] in PYTHON_NAMES:
+        argv = [sys.executable, *argv[1:]]
 
     @asynccontextmanager
     async def connect(driver: Driver) -> AsyncIterator[StdioProcess]:
@@ -130,7 +139,8 @@ def connect_stdio(
     """A `Client` for the server command ``argv``; use it with ``async with``.
 
     Args:
-        argv: the command and its arguments, e.g. ``["python", "server.py"]``.
+        argv: the command and its arguments, e.g. ``["python", "server.py"]``;
+            ``python`` and ``python3`` mean this interpreter (`PYTHON_NAMES`).
         env: extra environment variables for the server.
         cwd: its working directory.
         stderr: a per-line callback for its stderr, or a file descriptor

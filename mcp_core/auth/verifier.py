@@ -30,7 +30,9 @@ class Principal:
         subject: the resource owner (the token's ``sub``), unique per issuer.
         scopes: the scopes the token grants.
         client_id: the OAuth client it was issued to, when known.
-        expires_at: when it expires, in seconds since the epoch; None: unknown.
+        expires_at: when it stops being accepted, in seconds since the epoch (a
+            verifier adds its clock-skew allowance to the token's ``exp``); None:
+            unknown.
         issuer: the authorization server that issued it, when known.
     """
 

@@ -15,6 +15,15 @@ A server may keep asking ("MAY ... return an InputRequiredResult on multiple
 attempts"), so the rounds are counted and the call fails after `MAX_INPUT_ROUNDS`:
 a server that never settles must not hold the client forever.
 
+A URL-mode elicitation is different: the user's "accept" only consents to opening
+the URL, the interaction happens out of band, and a retry that finds it unfinished
+gets another InputRequiredResult (2026-07-28 client/elicitation.mdx, "URL Mode
+Elicitation Requests": clients SHOULD let the user retry or cancel). So one call
+opens URLs in one round only: when a later round asks for a URL again, the call ends
+with `UrlElicitationRequiredError` (-32042, what a 2025-11-25 server answers), for
+the application to call again once the user is done, instead of opening page after
+page as fast as the server answers.
+
 `InputRounds` makes these decisions for one call; the adapter sends, awaits the
 callbacks and feeds the answers back.
 """
@@ -27,8 +36,9 @@ from typing import Any, Final, Generic, TypeVar
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from ..server.context import McpError
-from ..types import InputRequest, InputRequiredResult
+from ..server.context import McpError, UrlElicitationRequiredError
+from ..session.config import request_feature
+from ..types import ElicitRequest, InputRequest, InputRequiredResult
 from ..wire import INTERNAL_ERROR
 from .requests import Call
 
@@ -63,6 +73,7 @@ class InputRounds(Generic[R]):
         #: Retries decided so far.
         self.rounds = 0
         self._state: str | UnsetType = UNSET
+        self._urls_opened = False
 
     def input_required(self, result: InputRequiredResult) -> Mapping[str, InputRequest]:
         """Take an InputRequiredResult: what must be answered before the retry.
@@ -72,6 +83,9 @@ class InputRounds(Generic[R]):
             the original request immediately").
 
         Raises:
+            UrlElicitationRequiredError: -32042, a URL-mode elicitation asked for
+                after an earlier round of this call asked for one; give up on the
+                call until the user has completed it.
             McpError: -32603 (internal error), the call still needs input after
                 ``max_rounds`` retries; give up on it.
         """
@@ -83,7 +97,23 @@ class InputRounds(Generic[R]):
             )
         self._state = result.request_state
         requests = result.input_requests
-        return {} if isinstance(requests, UnsetType) else requests
+        if isinstance(requests, UnsetType):
+            return {}
+        urls = [
+            msgspec.to_builtins(ask.params)
+            for ask in requests.values()
+            if isinstance(ask, ElicitRequest)
+            and request_feature("elicitation/create", ask.params) == "url"
+        ]
+        if urls:
+            if self._urls_opened:
+                raise UrlElicitationRequiredError(
+                    urls,
+                    f"{self.call.method} still needs the user to complete a URL elicitation;"
+                    " call again once they have",
+                )
+            self._urls_opened = True
+        return requests
 
     def retry(self, answers: Mapping[str, Any]) -> Call[R]:
         """The retry of the original request, carrying ``answers`` and the state.

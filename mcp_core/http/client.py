@@ -475,11 +475,19 @@ class HttpClientEndpoint:
         if found is not None:
             found.sent = True
 
-    def receive_failure(self, exchange: int, reason: str) -> list[ClientAction]:
-        """An exchange failed: no connection, a broken one, a timeout, bad HTTP."""
+    def receive_failure(
+        self, exchange: int, reason: str, *, refused: int | None = None
+    ) -> list[ClientAction]:
+        """An exchange failed: no connection, a broken one, a timeout, bad HTTP;
+        ``refused``: the status with which the server refused its request before
+        it ran (401 or 403, and no authorization came of it): its request fails
+        with that status, its outcome known."""
         found = self._state.exchanges.pop(exchange, None)
         if found is None:
             return []
+        if refused is not None:
+            found.status, found.sent = refused, False
+            return self._unanswered(found, reason)
         if found.status is None:
             return self._unanswered(found, reason)
         return self._broken(found, reason)

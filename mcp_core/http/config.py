@@ -104,6 +104,10 @@ class HttpServerConfig:
             it; None turns that transport off. On by default: such clients
             exist, and it passes the same Host, Origin, auth and limit checks.
         sse_messages_path: where HTTP+SSE clients POST their messages.
+        health_path: the liveness probe (`mcp_core.http.health`): 200 while
+            the server answers; None turns it off (404).
+        ready_path: the readiness probe: 200 when the server should get
+            traffic, else 503 naming why; None turns it off.
     """
 
     path: str = "/mcp"
@@ -127,3 +131,5 @@ class HttpServerConfig:
     allow_delete: bool = True
     sse_path: str | None = "/sse"
     sse_messages_path: str = "/messages"
+    health_path: str | None = "/healthz"
+    ready_path: str | None = "/readyz"

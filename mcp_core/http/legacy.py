@@ -22,6 +22,7 @@ from ..wire.jsonrpc import (
     Message,
     Request,
     RequestId,
+    check_utf8,
     decode_message,
     encode_message,
     error_reply,
@@ -73,7 +74,11 @@ class LegacyRules:
     @staticmethod
     def _decode(body: bytes) -> Message | Reply:
         try:
-            return decode_message(body)
+            message = decode_message(body)
+            # Invalid UTF-8 where the envelope pass does not look (params) is a
+            # 400 as any other parse error, not an error on the answer's stream.
+            check_utf8(body, message)
+            return message
         except RemoteProtocolError as exc:
             reply = error_reply(exc)
             return Reply(exc.http_status, (JSON_HEADER,), encode_message(reply))

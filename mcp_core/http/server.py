@@ -75,6 +75,7 @@ from .decisions import (
     refuse,
 )
 from .headers import accepts, host_allowed, media_type, origin_allowed
+from .health import HealthRules
 from .legacy import LegacyRules
 from .legacy_sse import HttpSseRules
 from .mcp_headers import ToolHeaders, modern_refusal
@@ -152,6 +153,8 @@ class HttpEndpoint(LegacyRules):
         self._evicted: list[str] = []
         #: The deprecated HTTP+SSE transport, served beside.
         self.sse = HttpSseRules(config)
+        #: The health probes served beside (`health`; the adapter answers them).
+        self.health = HealthRules(config)
         self._passed: set[tuple[str, str | None, str | None, str | None, str | None]] = set()
 
     # --- deciding -----------------------------------------------------------------------

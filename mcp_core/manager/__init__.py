@@ -24,10 +24,13 @@ from .config import (
     NoAuth,
     OAuthAuth,
     ServerConfig,
+    ServersRead,
     TokenAuth,
     Transport,
     parse_servers,
+    read_servers,
     server_config,
+    unknown_keys,
 )
 from .gateway import (
     PARKED_KEY,
@@ -63,6 +66,7 @@ __all__ = [
     "Question",
     "Retries",
     "ServerConfig",
+    "ServersRead",
     "TokenAuth",
     "Trace",
     "TraceEntry",
@@ -73,9 +77,11 @@ __all__ = [
     "forwarded",
     "new_call_id",
     "parse_servers",
+    "read_servers",
     "redact_headers",
     "sanitise",
     "server_config",
+    "unknown_keys",
     "state_error",
     "ttl_of",
 ]

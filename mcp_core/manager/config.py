@@ -27,13 +27,15 @@ any other header goes in ``headers``.
 (``http`` is accepted as a ``transport`` too). An entry
 with ``"disabled": true`` is skipped. Our own keys are ``transport``, ``auth``,
 ``autoReconnect``, ``maxReconnectAttempts``, ``connectTimeout``, ``requestTimeout``,
-``pingInterval`` and ``trace`` (snake_case works too); keys we do not know are ignored, since each
-desktop client adds its own.
+``pingInterval`` and ``trace`` (snake_case works too). A key we do not know is not
+refused, since each desktop client adds its own, but `read_servers` returns a
+warning naming it (``transprt`` would otherwise silently mean ``auto``), with the
+key it probably meant; the adapter shows the warnings.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 import msgspec
 
@@ -44,10 +46,13 @@ __all__ = [
     "NoAuth",
     "OAuthAuth",
     "ServerConfig",
+    "ServersRead",
     "TokenAuth",
     "Transport",
     "parse_servers",
+    "read_servers",
     "server_config",
+    "unknown_keys",
 ]
 
 Transport = Literal["auto", "streamable-http", "sse", "stdio"]
@@ -232,6 +237,47 @@ _KNOWN: Final = frozenset(
     {"url", "command", "args", "env", "cwd", "transport", "headers", "auth", "trace"}
     | set(_SNAKE.values())
 )
+# Keys read though not fields: "type" (for transport) and "disabled".
+_READ: Final = frozenset({*_KNOWN, *_SNAKE, "type", "disabled"})
+_AUTH_KEYS: Final = {
+    struct.__struct_config__.tag: frozenset({"type", *struct.__struct_encode_fields__})
+    for struct in (NoAuth, TokenAuth, OAuthAuth)
+}
+
+
+def unknown_keys(name: str, entry: Any) -> list[str]:
+    """A warning for each key of an ``mcpServers`` entry (and of its ``auth``) that
+    nothing reads, naming the key and the one it is probably a typo of."""
+    if not isinstance(entry, dict):
+        return []
+    warnings = [_unknown(name, str(key), _READ) for key in entry if key not in _READ]
+    auth = entry.get("auth")
+    if isinstance(auth, dict):
+        known = _AUTH_KEYS.get(str(auth.get("type")))
+        if known is not None:
+            warnings += [
+                _unknown(name, f"auth.{key}", known, str(key))
+                for key in auth
+                if _camel(str(key)) not in known
+            ]
+    return warnings
+
+
+def _unknown(name: str, key: str, known: frozenset[str], typed: str | None = None) -> str:
+    typed = (key if typed is None else typed).lower()
+    near = sorted((_distance(typed, k.lower()), k) for k in known)
+    hint = f" (did you mean {near[0][1]!r}?)" if near and near[0][0] <= 2 else ""
+    return f"server {name!r}: unknown key {key!r} ignored{hint}"
+
+
+def _distance(a: str, b: str) -> int:
+    # Levenshtein distance, for a typo's suggestion (keys are short).
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
 
 
 def server_config(name: str, entry: Any) -> ServerConfig:
@@ -268,8 +314,27 @@ def _camel(key: str) -> str:
     return first + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
+class ServersRead(NamedTuple):
+    """What `read_servers` found: the servers, in the file's order, and a warning
+    for each key it ignored."""
+
+    servers: list[ServerConfig]
+    warnings: list[str]
+
+
 def parse_servers(data: bytes | str) -> list[ServerConfig]:
-    """The servers of an ``mcpServers`` JSON document, in its order.
+    """The servers of an ``mcpServers`` JSON document, in its order (`read_servers`
+    without its warnings).
+
+    Raises:
+        ConfigError: not JSON, no ``mcpServers`` object, or a bad entry.
+    """
+    return read_servers(data).servers
+
+
+def read_servers(data: bytes | str) -> ServersRead:
+    """The servers of an ``mcpServers`` JSON document, in its order, and a warning
+    for each key of an entry that nothing reads (`unknown_keys`).
 
     Raises:
         ConfigError: not JSON, no ``mcpServers`` object, or a bad entry.
@@ -283,8 +348,10 @@ def parse_servers(data: bytes | str) -> list[ServerConfig]:
     servers = document.get("mcpServers", document.get("servers"))
     if not isinstance(servers, dict):
         raise ConfigError('no "mcpServers" object in the configuration')
-    return [
-        server_config(name, entry)
-        for name, entry in servers.items()
-        if not (isinstance(entry, dict) and entry.get("disabled") is True)
-    ]
+    read = ServersRead([], [])
+    for name, entry in servers.items():
+        if isinstance(entry, dict) and entry.get("disabled") is True:
+            continue
+        read.servers.append(server_config(name, entry))
+        read.warnings.extend(unknown_keys(name, entry))
+    return read

@@ -137,9 +137,13 @@ class Server(Routes):
             ends; what it yields is ``ctx.lifespan`` in every handler (a database
             pool, a client, loaded models).
         threaded: run plain-function handlers in the runtime's worker threads
-            (the default; a thread hop costs about a hundred microseconds, see
-            benchmarks/README.md); False runs them inline on the event loop
-            unless a handler is registered with ``threaded=True``.
+            (the default: a warm pool, transports/threads.py). False runs them
+            inline on the event loop, unless a handler is registered with
+            ``threaded=True``: for an application whose plain functions never
+            block (computation on small inputs, in-memory lookups), where the
+            thread hop would be most of a call's cost (server CPU per call two
+            to four times the same call inline, one call at a time; see
+            benchmarks/README.md, "def handlers, first pass").
         task_store: where tasks live (tools registered with ``task=``); by
             default a bounded in-memory `mcp_core.tasks.MemoryTaskStore`.
         task_ttl_ms: how long a task is kept from its creation (None: no limit).

@@ -216,7 +216,10 @@ class Registry:
             icons, meta: as in the Tool definition.
             threaded: run the function in a worker thread (see `FunctionInfo`);
                 by default plain functions do and ``async def`` ones do not.
-                False for a plain function known to be quick.
+                False for a plain function known never to block (no I/O, no
+                sleep, no lock, well under a millisecond): it then runs inline
+                on the event loop and costs what an ``async def`` does, but
+                while it runs no other request of the process is served.
             task: True (or "optional"): a call may run as a task, in the
                 background, when the client can take one (2026-07-28: it
                 declares the tasks extension; 2025-11-25: it sends
@@ -236,6 +239,7 @@ class Registry:
         """
         info = inspect_function(fn, threaded=self._threaded(threaded))
         tool_name = name or info.name
+        info.kind, info.label = "tool", tool_name
         if tool_name in self._tools:
             raise ValueError(f"a tool named {tool_name!r} is already registered")
         schema: dict[str, Any] | None
@@ -488,6 +492,7 @@ class Registry:
         """
         info = inspect_function(fn, threaded=self._threaded(threaded))
         prompt_name = name or info.name
+        info.kind, info.label = "prompt", prompt_name
         if prompt_name in self._prompts:
             raise ValueError(f"a prompt named {prompt_name!r} is already registered")
         arguments = [

@@ -19,6 +19,18 @@
 #
 # A parameter annotated with Context (or `Context | None`) is injected by the server
 # and is not part of the schema.
+#
+# Unknown arguments. A tool's inputSchema lists its parameters; an argument it does
+# not list is refused with -32602 naming it, unless the function takes **kwargs
+# (then the schema allows more properties and they reach **kwargs). 2025-06-18
+# server/tools.mdx "Error Handling" counts invalid arguments among protocol errors;
+# 2025-11-25 and 2026-07-28 keep protocol errors for requests that do not fit and
+# make *values* that fail validation tool execution errors, which is what a wrong
+# type or a missing argument still gets (with the signature, so the caller can fix
+# the call). The official Python SDK (mcp 2.3) ignores unknown arguments; FastMCP 4
+# refuses them (pydantic's unexpected_keyword_argument) and advertises
+# "additionalProperties": false: the stricter reading, which a client that sends
+# what the schema lists never notices.
 
 from __future__ import annotations
 
@@ -42,7 +54,8 @@ from ..types.content import (
     TextContent,
 )
 from ..types.server import CallToolResult
-from .context import Context
+from ..wire.errors import INVALID_PARAMS
+from .context import Context, McpError
 from .models import ModelParam, model_param, model_schema
 
 __all__ = ["FunctionInfo", "inspect_function", "output_schema", "parse_docstring"]
@@ -56,6 +69,7 @@ _SECTION = re.compile(
 )
 _ARG_LINE = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 _ARGS_HEADERS: Final = frozenset({"Args", "Arguments", "Parameters", "Params"})
+_MODULE_PREFIX = re.compile(r"\b(?:[A-Za-z_]\w*\.)+(?=[A-Za-z_])")
 
 
 class FunctionInfo:
@@ -68,6 +82,10 @@ class FunctionInfo:
         parameters: the parameters the client supplies, in signature order.
         descriptions: per-parameter descriptions, by name.
         required: names of the parameters without a default.
+        var_keyword: the name of the ``**kwargs`` parameter, or None: with one,
+            arguments the signature does not name are passed on; without, refused.
+        kind, label: what messages call the handler ("tool", its registered
+            name); the registry sets them, the defaults are "function" and ``name``.
         context_param: the name of the Context parameter, or None.
         args_type: the Struct type that converts a JSON arguments object.
         input_schema: the JSON Schema of the arguments object.
@@ -84,13 +102,17 @@ class FunctionInfo:
         "descriptions",
         "fn",
         "input_schema",
+        "kind",
+        "label",
         "models",
         "name",
+        "names",
         "parameters",
         "positional",
         "required",
         "return_annotation",
         "threaded",
+        "var_keyword",
     )
 
     def __init__(
@@ -105,8 +127,13 @@ class FunctionInfo:
         positional: tuple[str, ...],
         return_annotation: Any,
         threaded: bool | None = None,
+        var_keyword: str | None = None,
     ) -> None:
         self.fn = fn
+        self.var_keyword = var_keyword
+        self.kind = "function"
+        self.label = name
+        self.names = frozenset(p.name for p in parameters)
         self.threaded = not _is_async(fn) if threaded is None else threaded
         self.name = name
         self.description = description
@@ -122,22 +149,55 @@ class FunctionInfo:
         }
         self.args_type = _args_struct(name, parameters, self.models)
         self.input_schema = _input_schema(parameters, descriptions, self.models)
+        if var_keyword is None:
+            self.input_schema["additionalProperties"] = False
+        else:
+            self.input_schema.pop("additionalProperties", None)
+
+    def signature(self) -> str:
+        """The call as a person reads it: ``add(a: int, b: int)``, under its label."""
+        shown = [_describe_parameter(p) for p in self.parameters]
+        if self.var_keyword is not None:
+            shown.append(f"**{self.var_keyword}")
+        return f"{self.label}({', '.join(shown)})"
 
     def convert(self, arguments: Mapping[str, Any], *, strict: bool = True) -> dict[str, Any]:
         """Validate and convert a JSON arguments object into keyword values.
 
         Args:
-            arguments: the ``arguments`` of the request. Unknown keys are ignored.
+            arguments: the ``arguments`` of the request. Keys the signature does
+                not name go to ``**kwargs`` if the function takes it.
             strict: JSON typing (True, for tools: an int is accepted for a float and
                 nothing else is coerced) or string coercion (False, for prompt
                 arguments and URI template variables, which are always strings).
 
         Raises:
-            msgspec.ValidationError: the message says what is wrong and where.
+            McpError: -32602, arguments the signature does not name (and no
+                ``**kwargs``); ``data.unknown`` lists them.
+            msgspec.ValidationError: the message says what is wrong and where,
+                then shows the signature.
         """
-        converted = msgspec.convert(arguments, self.args_type, strict=strict)
+        if not self.names.issuperset(arguments):
+            extra = {k: v for k, v in arguments.items() if k not in self.names}
+            if self.var_keyword is None:
+                unknown = sorted(extra)
+                raise McpError(
+                    INVALID_PARAMS,
+                    f"Unknown argument{'s' if len(unknown) > 1 else ''} for {self.kind} "
+                    f"{self.label!r}: {', '.join(unknown)}; it takes {self.signature()}",
+                    data={"unknown": unknown},
+                )
+            arguments = {k: v for k, v in arguments.items() if k in self.names}
+        else:
+            extra = None
+        try:
+            converted = msgspec.convert(arguments, self.args_type, strict=strict)
+        except msgspec.ValidationError as exc:
+            raise msgspec.ValidationError(f"{exc}; it takes {self.signature()}") from None
         # args_type has a field per parameter, same name, same order (_args_struct).
         values = msgspec.structs.asdict(converted)
+        if extra:
+            values.update(extra)
         if self.models:
             for name, model in self.models.items():
                 if name in values:
@@ -183,9 +243,13 @@ def inspect_function(fn: Callable[..., Any], *, threaded: bool | None = None) ->
     positional: list[str] = []
     context_param = None
     descriptions: dict[str, str] = {}
+    var_keyword = None
     for param in signature.parameters.values():
-        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
-            raise TypeError(f"{name!r}: *args and **kwargs cannot be described as arguments")
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            var_keyword = param.name
+            continue
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            raise TypeError(f"{name!r}: *args cannot be described as arguments")
         if param.kind is inspect.Parameter.POSITIONAL_ONLY:
             positional.append(param.name)
         if is_context_annotation(param.annotation):
@@ -206,6 +270,7 @@ def inspect_function(fn: Callable[..., Any], *, threaded: bool | None = None) ->
             positional=tuple(positional),
             return_annotation=signature.return_annotation,
             threaded=threaded,
+            var_keyword=var_keyword,
         )
     except TypeError as exc:
         raise TypeError(f"{name!r}: unsupported parameter type: {exc}") from None
@@ -269,6 +334,19 @@ def _parse_args_section(body: list[str]) -> dict[str, str]:
         elif current is not None:
             current.append(line.strip())
     return {name: " ".join(parts) for name, parts in found.items() if parts}
+
+
+def _describe_parameter(param: inspect.Parameter) -> str:
+    annotation = param.annotation
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    text = param.name
+    if annotation is not inspect.Parameter.empty:
+        # Type names without their modules: Point, not shop.Point.
+        text += ": " + _MODULE_PREFIX.sub("", inspect.formatannotation(annotation))
+    if param.default is not inspect.Parameter.empty:
+        text += f" = {param.default!r}"
+    return text
 
 
 def _annotated_description(annotation: Any) -> str | None:

@@ -25,9 +25,19 @@
 # deep for the stack raises RecursionError instead, which, like every other
 # failure, goes the slow path that checks the limits first. Either way the
 # nesting error wins over every other.
+#
+# UTF-8. JSON text is UTF-8 (RFC 8259 section 8.1), but msgspec checks only the
+# strings it decodes, not the ones it skips or keeps Raw: invalid UTF-8 in params
+# is found by decode_params, with the id. A transport that must refuse a message
+# before serving it (HTTP: 400, as any other parse error) calls `check_utf8` too;
+# the decoders leave it out, as it would cost every message a scan (~2.5% of the
+# one-pass decode of a tools/call, callgrind). Error messages say what is wrong in
+# words (a lone UTF-16 surrogate escape, a number out of range), not msgspec's
+# guess at it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, Union
 
@@ -53,6 +63,7 @@ __all__ = [
     "Limits",
     "DEFAULT_LIMITS",
     "decode_message",
+    "check_utf8",
     "OnePassDecoder",
     "OnePassResponseDecoder",
     "decode_batch",
@@ -220,6 +231,51 @@ def _invalid(message: str, request_id: RequestId | None = None) -> RemoteProtoco
     return RemoteProtocolError(message, INVALID_REQUEST, request_id=request_id)
 
 
+# A \uD800-\uDFFF escape that is not half of a pair (its backslash not escaped).
+_LONE_SURROGATE: Final = re.compile(
+    rb"(?<!\\)(?:\\\\)*(\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+)
+
+
+def _parse_error(
+    raw: bytes, exc: Exception, request_id: RequestId | None = None
+) -> RemoteProtocolError:
+    # -32700 in words: msgspec says "Input data was truncated" for a lone
+    # surrogate, and Python's codec error names no message.
+    if isinstance(exc, UnicodeDecodeError):
+        try:
+            raw.decode()  # msgspec's error counts from the start of its string
+        except UnicodeDecodeError as whole:
+            exc = whole
+        what = f"invalid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+    else:
+        lone = _LONE_SURROGATE.search(raw)
+        if lone is not None:
+            escape = lone.group(1).decode("ascii")
+            what = f"a lone UTF-16 surrogate {escape} at offset {lone.start(1)}, no character"
+        else:
+            what = str(exc)
+    return RemoteProtocolError(f"invalid JSON: {what}", PARSE_ERROR, request_id=request_id)
+
+
+def check_utf8(data: bytes, message: Message) -> None:
+    """Refuse the bytes of a decoded ``message`` that are not all UTF-8, wherever
+    the bad bytes are (see "UTF-8" above).
+
+    Raises:
+        RemoteProtocolError: -32700 with the message's id (the request's, when
+            it is one).
+    """
+    if data.isascii():
+        return
+    try:
+        data.decode()
+    except UnicodeDecodeError as exc:
+        request_id = None if isinstance(message, Notification) else message.id
+        raise _parse_error(data, exc, _readable_id(request_id)) from None
+
+
 def decode_message(data: bytes | Raw, limits: Limits = DEFAULT_LIMITS) -> Message:
     """Decode one JSON-RPC message, leaving ``params`` and ``result`` as Raw.
 
@@ -286,12 +342,16 @@ def _decode_loose(raw: bytes, limits: Limits) -> Message:
     _check_limits(raw, limits)
     try:
         env = _loose_decoder.decode(raw)
-    except msgspec.ValidationError:
+    except msgspec.ValidationError as exc:
         if is_batch(raw):
             raise _invalid("a batch (JSON array) is not allowed here") from None
+        if raw.lstrip(_WHITESPACE)[:1] == b"{":
+            # An object with a member msgspec cannot hold: a number out of range
+            # (1e999), whose place the error names.
+            raise _invalid(f"unreadable member: {exc}") from None
         raise _invalid("a JSON-RPC message must be a JSON object") from None
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
-        raise RemoteProtocolError(f"invalid JSON: {exc}", PARSE_ERROR) from None
+        raise _parse_error(raw, exc) from None
     except RecursionError:  # only reachable when max_depth is set very high
         raise RemoteProtocolError("JSON nested too deeply", PARSE_ERROR) from None
 
@@ -499,7 +559,7 @@ def decode_batch(data: bytes, limits: Limits = DEFAULT_LIMITS) -> list[Raw]:
     except msgspec.ValidationError:
         raise _invalid("a batch must be a JSON array") from None
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
-        raise RemoteProtocolError(f"invalid JSON: {exc}", PARSE_ERROR) from None
+        raise _parse_error(data, exc) from None
     except RecursionError:
         raise RemoteProtocolError("JSON nested too deeply", PARSE_ERROR) from None
     if not members:
@@ -522,9 +582,7 @@ def _decode_payload(
         ) from None
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         # The envelope pass skips over Raw members without checking their strings.
-        raise RemoteProtocolError(
-            f"invalid JSON: {exc}", PARSE_ERROR, request_id=request_id
-        ) from None
+        raise _parse_error(bytes(raw), exc, request_id) from None
 
 
 _EMPTY_OBJECT: Final = Raw(b"{}")

@@ -17,6 +17,7 @@ import anyio
 import h11
 import paths
 import pytest
+from asgi_helpers import uvicorn_server
 from http_helpers import (
     META,
     Gates,
@@ -32,6 +33,8 @@ from limits import HANG
 from net_helpers import port_of
 
 from mcp_core.http.server import HttpServerConfig
+from transports import connect_http
+from transports.http.asgi import asgi_app
 from transports.http.server import HttpServer
 
 pytestmark = pytest.mark.anyio
@@ -122,6 +125,74 @@ async def test_shutdown_finishes_the_call_in_flight_and_refuses_the_rest(
         assert answer["id"] == 1 and answer["result"]["content"][0]["text"] == "released"
         assert await busy.closed()
     # served() ended: serve returned once the last connection closed.
+
+
+async def listen(client: RawClient) -> None:
+    """Open a 2026-07-28 subscriptions/listen stream; return once acknowledged."""
+    params = {"notifications": {"toolsListChanged": True}, "_meta": META}
+    request = {"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen", "params": params}
+    await client.send("POST", request, **modern_headers("subscriptions/listen"))
+    assert (await client.head()).status == 200
+    (ack,) = data(await client.events(lambda got: bool(got)))
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+
+
+async def test_shutdown_ends_a_listen_stream_with_its_completion_result(
+    anyio_backend: str,
+) -> None:
+    # Issue 30 item 7: a listen stream held the shutdown for the whole grace period,
+    # then broke mid-body. 2026-07-28 basic/patterns/subscriptions.mdx "Graceful
+    # Closure": a server that ends a subscription on its own (shutting down) SHOULD
+    # answer the listen request with a completion result, then close the stream.
+    # The grace period here is longer than served()'s bound: only ending the
+    # stream at once lets serve return within it.
+    async with served(Gates(), grace=3 * LIMIT) as (http, port), RawClient(port) as client:
+        await listen(client)
+        http.shutdown()
+        (end,) = data(await client.events())
+        assert end == {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "result": {
+                "resultType": "complete",
+                "_meta": {"io.modelcontextprotocol/subscriptionId": 5},
+            },
+        }
+        assert client.h11.their_state is h11.DONE  # the whole body, its last chunk
+        assert await client.closed()
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])  # uvicorn runs on asyncio
+async def test_the_asgi_app_ends_a_listen_stream_when_uvicorn_shuts_down(
+    anyio_backend: str,
+) -> None:
+    # The same under uvicorn, with AsgiApp.shutdown hooked into its shutdown (ASGI
+    # tells an app only at lifespan shutdown, after the connections): without it
+    # uvicorn waits its timeout_graceful_shutdown (1 s here), then cancels the
+    # stream mid-body.
+    app = asgi_app(make_server(Gates()))
+    async with (
+        uvicorn_server(app, on_shutdown=app.shutdown) as (port, server),
+        RawClient(port) as client,
+    ):
+        await listen(client)
+        server.should_exit = True
+        (end,) = data(await client.events())
+        assert end["id"] == 5 and end["result"]["resultType"] == "complete"
+        assert client.h11.their_state is h11.DONE  # the whole body, its last chunk
+
+
+async def test_a_client_listening_sees_the_shutdown_as_a_clean_end(anyio_backend: str) -> None:
+    # Issue 30 item 7, the client's side: the block of Client.listen ends, with no
+    # error (it got OutcomeUnknownError when the stream broke).
+    async with (
+        served(Gates(), grace=3 * LIMIT) as (http, port),
+        connect_http(f"http://127.0.0.1:{port}/mcp") as client,
+    ):
+        assert client.era == "modern"
+        async with client.listen(tools=True):
+            http.shutdown()
+            await anyio.sleep_forever()  # until the server ends the stream
 
 
 async def test_past_the_grace_period_a_stream_in_flight_ends_cleanly(

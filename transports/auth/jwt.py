@@ -141,7 +141,9 @@ class JwtVerifier:
             )
         except jwt.PyJWTError as exc:
             return TokenRefusal(_reason(exc))
-        return _principal(claims)
+        # The principal lasts as long as this verifier accepts its token: `exp` plus
+        # the leeway, else `ProtectedResource.admit` refuses what PyJWT let through.
+        return _principal(claims, self.leeway)
 
     def _check_header(self, header: Mapping[str, Any]) -> TokenRefusal | None:
         alg = header.get("alg")
@@ -242,7 +244,7 @@ def _reason(exc: jwt.PyJWTError) -> str:
     return "the access token is not valid"
 
 
-def _principal(claims: Mapping[str, Any]) -> Principal:
+def _principal(claims: Mapping[str, Any], leeway: float) -> Principal:
     # RFC 9068 section 2.2.3: "scope", space-separated; some servers send "scp".
     scope = claims.get("scope", claims.get("scp", ""))
     scopes = scope.split() if isinstance(scope, str) else scope if isinstance(scope, list) else []
@@ -251,6 +253,6 @@ def _principal(claims: Mapping[str, Any]) -> Principal:
         subject=str(claims["sub"]),
         scopes=frozenset(s for s in scopes if isinstance(s, str)),
         client_id=client if isinstance(client, str) else None,
-        expires_at=float(claims["exp"]),
+        expires_at=float(claims["exp"]) + leeway,
         issuer=str(claims["iss"]),
     )

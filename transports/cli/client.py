@@ -70,24 +70,39 @@ def _value(text: str) -> Any:
         return text
 
 
-def parse_prompt_arguments(pairs: Sequence[str]) -> dict[str, str]:
-    """A prompt's arguments from ``--arg key=value`` pairs; prompt arguments are
-    strings, so every value is the text as typed.
+def _split_pair(pair: str, positional: bool) -> tuple[str, str]:
+    key, equals, value = pair.partition("=")
+    if equals and key:
+        return key, value
+    if positional:
+        raise UsageError(f"arguments after the name are NAME=VALUE (as in a=1), not {pair!r}")
+    raise UsageError(f"--arg takes key=value, not {pair!r}")
+
+
+def parse_prompt_arguments(pairs: Sequence[str], words: Sequence[str] = ()) -> dict[str, str]:
+    """A prompt's arguments from ``--arg key=value`` pairs, then the ``key=value``
+    words after its name; prompt arguments are strings, so every value is the text
+    as typed.
 
     Raises:
         UsageError: a pair without ``=``.
     """
     arguments: dict[str, str] = {}
     for pair in pairs:
-        key, equals, value = pair.partition("=")
-        if not equals or not key:
-            raise UsageError(f"--arg takes key=value, not {pair!r}")
+        key, value = _split_pair(pair, False)
+        arguments[key] = value
+    for word in words:
+        key, value = _split_pair(word, True)
         arguments[key] = value
     return arguments
 
 
-def parse_arguments(json_objects: Sequence[str], pairs: Sequence[str]) -> dict[str, Any]:
-    """The tool arguments from ``--json`` objects, then ``--arg key=value`` pairs.
+def parse_arguments(
+    json_objects: Sequence[str], pairs: Sequence[str], words: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The tool arguments from ``--json`` objects, then ``--arg key=value`` pairs,
+    then the ``key=value`` words after the tool's name (``call app.py add a=1 b=2``,
+    as FastMCP's command line takes them).
 
     A value that parses as JSON (``3``, ``true``, ``null``, ``[1, 2]``, ``{"a": 1}``,
     ``"quoted"``) is that value; anything else is the string as typed.
@@ -105,9 +120,10 @@ def parse_arguments(json_objects: Sequence[str], pairs: Sequence[str]) -> dict[s
             raise UsageError(f"--json takes a JSON object of arguments, not {text!r}")
         arguments.update(value)
     for pair in pairs:
-        key, equals, value = pair.partition("=")
-        if not equals or not key:
-            raise UsageError(f"--arg takes key=value, not {pair!r}")
+        key, value = _split_pair(pair, False)
+        arguments[key] = _value(value)
+    for word in words:
+        key, value = _split_pair(word, True)
         arguments[key] = _value(value)
     return arguments
 
@@ -261,7 +277,7 @@ async def follow_task(handle: TaskHandle, out: TextIO | None = None) -> CallTool
 def run_call(args: argparse.Namespace) -> int:
     """``mcp-core call SERVER TOOL``: call one tool and print what it returns."""
     try:
-        arguments = parse_arguments(args.json_args or [], args.arg or [])
+        arguments = parse_arguments(args.json_args or [], args.arg or [], args.pairs)
     except UsageError as exc:
         error(str(exc))
         return 2
@@ -353,7 +369,7 @@ def run_read(args: argparse.Namespace) -> int:
 def run_prompt(args: argparse.Namespace) -> int:
     """``mcp-core prompt SERVER NAME``: get a prompt, its arguments filled in, and print it."""
     try:
-        arguments = parse_prompt_arguments(args.arg or [])
+        arguments = parse_prompt_arguments(args.arg or [], args.pairs)
     except UsageError as exc:
         error(str(exc))
         return 2

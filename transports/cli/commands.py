@@ -5,14 +5,14 @@
                                            [--allowed-host NAME ... | --any-host]
                                            [--auth-jwks URL --auth-issuer URL]); --reload
                                            restarts it when a .py file changes
-    mcp-core call SERVER TOOL [--arg k=v]  call a tool of a server (URL, TARGET or command)
+    mcp-core call SERVER TOOL [k=v ...]    call a tool of a server (URL, TARGET or command)
     mcp-core list SERVER [KIND]            list its tools, resources or prompts
     mcp-core list --config FILE [SERVER]   the same for the servers of an mcpServers file
     mcp-core call --config FILE server.tool  call a tool of one of those servers
     mcp-core status --config FILE          how the connection to each of them goes
     mcp-core gateway --config FILE         serve all of them as one server (stdio or http)
     mcp-core read SERVER URI               read a resource
-    mcp-core prompt SERVER NAME [--arg k=v] get a prompt
+    mcp-core prompt SERVER NAME [k=v ...]  get a prompt
     mcp-core inspect SERVER                everything the server offers, schemas included
     mcp-core dev SERVER                    open the server in the MCP Inspector (needs npx)
     mcp-core config TARGET                 the mcpServers entry desktop clients take
@@ -48,6 +48,7 @@ from mcp_core import __version__
 from mcp_core.server import LifespanError
 from mcp_core.session import LOG_LEVELS
 
+from .logs import add_log_arguments, configure_logging
 from .serve_auth import add_auth_arguments, bearer_auth
 
 if TYPE_CHECKING:
@@ -150,9 +151,14 @@ _TARGET_HELP = (
 )
 
 
-def _load(target: str) -> tuple[int, Target | None]:
-    """Load a TARGET, or say why not: (0, target), or (exit status, None)."""
-    from .targets import TargetError, load_target
+def _add_verbose(parser: argparse.ArgumentParser, help: str) -> None:
+    parser.add_argument("-v", "--verbose", action="store_true", help=help)
+
+
+def _load(target: str, verbose: bool = False) -> tuple[int, Target | None]:
+    """Load a TARGET, or say why not: (0, target), or (exit status, None). A failure
+    of the loaded code is one line and its source (the traceback with ``verbose``)."""
+    from .targets import TargetError, describe_failure, load_target, target_file
 
     try:
         # Whatever the module prints while loading must not reach a stdio wire or
@@ -162,9 +168,16 @@ def _load(target: str) -> tuple[int, Target | None]:
     except TargetError as exc:
         _error(str(exc))
         return 2, None
-    except Exception:
-        traceback.print_exc()
-        _error(f"loading {target} failed: see the traceback above")
+    except Exception as exc:
+        if verbose:
+            traceback.print_exc()
+            _error(f"loading {target} failed: see the traceback above")
+        else:
+            text = describe_failure(exc)
+            # Where the fault is in the target's own file, its place says it all.
+            file = target_file(target)
+            own = file is not None and text.startswith(f"{file}:")
+            _error(text if own else f"cannot load {target}: {text}")
         return 1, None
 
 
@@ -227,9 +240,12 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         "changes (for development)",
     )
     add_auth_arguments(parser)
+    add_log_arguments(parser)
+    _add_verbose(parser, "if the target fails to load, show the traceback")
 
 
 def _run_serve(args: argparse.Namespace) -> int:
+    configure_logging(args)
     if args.reload:
         return _serve_reloading(args)
     if args.transport == "http":
@@ -245,11 +261,20 @@ def _run_serve(args: argparse.Namespace) -> int:
         verb = "applies" if len(http_only) == 1 else "apply"
         _error(f"{', '.join(http_only)} only {verb} to --transport http")
         return 2
-    status, target = _load(args.target)
+    status, target = _load(args.target, args.verbose)
     if target is None:
         return status
     from ..stdio import run_stdio
 
+    if sys.stdin.isatty():
+        # Typed by hand: a stdio server says nothing until a client speaks.
+        print(
+            f"mcp-core: serving {target.server.info.name} on stdio; waiting for an MCP "
+            "client on stdin (clients start this command themselves; Ctrl-D to stop; "
+            "try it with `mcp-core call`, or serve with --transport http)",
+            file=sys.stderr,
+            flush=True,
+        )
     run_stdio(target.server, backend=args.backend)
     return 0
 
@@ -281,7 +306,7 @@ def _serve_http(args: argparse.Namespace) -> int:
         from .workers import run_workers, without
 
         return run_workers(without(args.arguments, "--workers", "--port"), args.workers, port)
-    status, target = _load(args.target)
+    status, target = _load(args.target, args.verbose)
     if target is None:
         return status
     if args.redis is not None:
@@ -344,7 +369,7 @@ def _share(server: Server, url: str) -> int:
         _error(str(exc))
         return 2
     except ImportError:
-        _error("--redis needs the redis extra: pip install 'mcp-core[redis]'")
+        _error("--redis needs the redis extra: pip install 'mcp-sansio[redis]'")
         return 2
     share_on_redis(server, url, state_keys=keys)
     return 0
@@ -353,10 +378,11 @@ def _share(server: Server, url: str) -> int:
 def _configure_config(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="TARGET", help=_TARGET_HELP)
     parser.add_argument("--name", help="the entry's name (default: the server's name)")
+    _add_verbose(parser, "if the target fails to load, show the traceback")
 
 
 def _run_config(args: argparse.Namespace) -> int:
-    status, target = _load(args.target)
+    status, target = _load(args.target, args.verbose)
     if target is None:
         return status
     entry: dict[str, Any] = {
@@ -397,17 +423,28 @@ def _add_connection(parser: argparse.ArgumentParser, json_help: str) -> None:
     parser.add_argument(
         "--auth", nargs="?", const="auto", choices=("auto", "browser", "headless"), help=_AUTH_HELP
     )
+    _add_verbose(
+        parser,
+        "show a spawned server's stderr as it comes (tracebacks included); by default it "
+        "is shown only if the server exits before the work is done",
+    )
 
 
 def _configure_call(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
     parser.add_argument("tool", metavar="TOOL", nargs="?", help="the tool's name")
     parser.add_argument(
+        "pairs",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="the tool's arguments (add a=1 b=2); VALUE is JSON if it parses (3, true, [1], "
+        '{"a": 1}, "quoted"), else the text as typed',
+    )
+    parser.add_argument(
         "--arg",
         action="append",
         metavar="KEY=VALUE",
-        help="one argument (repeatable); VALUE is JSON if it parses (3, true, [1], "
-        '{"a": 1}, "quoted"), else the text as typed',
+        help="one argument (repeatable), as KEY=VALUE after the tool",
     )
     parser.add_argument(
         "--json-args",
@@ -436,6 +473,11 @@ def _run_call(args: argparse.Namespace) -> int:
     if args.config is not None:
         from .many import run_many_call
 
+        # call --config FILE server.tool a=1 b=2: the words are arguments too.
+        if args.tool is not None and "=" in args.tool:
+            args.pairs.insert(0, args.tool)
+            args.tool = None
+        args.arg = [*(args.arg or []), *args.pairs]
         return run_many_call(args)
     if args.tool is None:
         _error("name a TOOL (or give --config FILE and server.tool)")
@@ -528,9 +570,11 @@ def _configure_gateway(parser: argparse.ArgumentParser) -> None:
         help="calls parked at once, at most (1000); past it an upstream's question is refused",
     )
     add_auth_arguments(parser)
+    add_log_arguments(parser)
 
 
 def _run_gateway(args: argparse.Namespace) -> int:
+    configure_logging(args)
     from .many import run_gateway
 
     return run_gateway(args)
@@ -552,10 +596,16 @@ def _configure_prompt(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
     parser.add_argument("name", metavar="NAME", help="the prompt's name")
     parser.add_argument(
+        "pairs",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="the prompt's arguments (topic=tea); prompt arguments are text, taken as typed",
+    )
+    parser.add_argument(
         "--arg",
         action="append",
         metavar="KEY=VALUE",
-        help="one argument (repeatable); prompt arguments are text, taken as typed",
+        help="one argument (repeatable), as KEY=VALUE after the name",
     )
     _add_connection(parser, "print the whole result as JSON")
 
@@ -666,10 +716,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"mcp-core {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.set_defaults(subparsers={})
     for command in COMMANDS:
         sub = subparsers.add_parser(command.name, help=command.help, description=command.help)
         command.configure(sub)
         sub.set_defaults(handler=command.handler)
+        parser.get_default("subparsers")[command.name] = sub
     return parser
 
 
@@ -677,7 +729,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(args_list)
+    # KEY=VALUE words may follow options too (call app.py add a=1 --json b=2).
+    args, unknown = parser.parse_known_args(args_list)
+    if unknown:
+        pairs: list[str] | None = getattr(args, "pairs", None)
+        if pairs is None or any(word.startswith("-") for word in unknown):
+            sub = args.subparsers.get(args.command, parser)
+            sub.error(f"unrecognized arguments: {' '.join(unknown)}")
+        else:
+            pairs.extend(unknown)
     handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
@@ -689,7 +749,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except LifespanError as exc:
-        print(f"mcp-core: {exc}", file=sys.stderr)
+        print(f"mcp-core: {_lifespan_failure(exc)}", file=sys.stderr)
         return 1
     except BaseExceptionGroup as group:
         # Trio delivers Ctrl-C inside the task groups that were running, wrapped.
@@ -698,9 +758,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 130
         failed, _ = group.split(LifespanError)
         if failed is not None:
-            print(f"mcp-core: {failed.exceptions[0]}", file=sys.stderr)
+            from .connect import first_failure
+
+            lifespan = first_failure(failed)
+            assert isinstance(lifespan, LifespanError)
+            print(f"mcp-core: {_lifespan_failure(lifespan)}", file=sys.stderr)
             return 1
         raise
+
+
+def _lifespan_failure(exc: LifespanError) -> str:
+    """The LifespanError's message, its cause said plainly: ``Error: message`` of the
+    first failure in it, not the repr of the exception group the cause often is."""
+    from .connect import first_failure
+
+    text = str(exc)
+    cause = exc.__cause__
+    if cause is None or repr(cause) not in text:
+        return text
+    leaf = first_failure(cause)
+    return text.replace(repr(cause), f"{type(leaf).__name__}: {leaf}")
 
 
 if __name__ == "__main__":

@@ -9,8 +9,12 @@
                              program ``python`` or ``python3`` is the interpreter
                              running mcp-core, not whichever is first on PATH
 
-A spawned server gets our whole environment and working directory, and its stderr
-is ours. ``--header "Name: value"`` adds a header to every HTTP request.
+A spawned server gets our whole environment and working directory. Its stderr is
+kept, not shown: if it exits before the work is done we say so, with its exit
+status and what it wrote there; a tool's traceback on its stderr stays out of the
+caller's terminal. ``--verbose`` shows its stderr as it comes (and a TARGET's load
+failure with its traceback). ``--header "Name: value"`` adds a header to every HTTP
+request.
 
 Every way out of a session shuts a spawned server down with the stdio shutdown
 ladder (stdin closed, then SIGTERM, then SIGKILL to its process group, a grace
@@ -28,26 +32,34 @@ import os
 import shlex
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Final, TypeVar
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 
 from mcp_core import McpError
 
-from ..client import Client
-from ..driver import ConnectionClosed
+from ..client import Client, Connector
+from ..driver import ConnectionClosed, Driver
 from ..http.client import HttpError, HttpStatusError, connect_http
 from ..http.oauth_cli import cli_oauth
-from ..stdio import connect_stdio
+from ..stdio import PYTHON_NAMES, stdio_connector
+from ..stdio_process import StdioProcess
 from .targets import is_target, target_file
 
 __all__ = [
     "STOP_SIGNALS",
+    "Spawned",
     "UsageError",
+    "first_failure",
     "is_url",
     "parse_headers",
+    "report",
     "run_session",
     "server_argv",
 ]
@@ -56,11 +68,14 @@ _T = TypeVar("_T")
 
 _URL_SCHEMES: Final = ("http://", "https://")
 
-PYTHON_NAMES: Final = frozenset({"python", "python3"})
-"""Programs of a server command that mean the interpreter running mcp-core."""
-
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 """Signals that end a session cleanly (the server shut down first)."""
+
+KEPT_STDERR_LINES: Final = 200
+"""The last lines of a spawned server's stderr kept to show if it exits early."""
+
+
+_OUR_ERROR: Final = "mcp-core: error: "
 
 
 class UsageError(Exception):
@@ -69,7 +84,7 @@ class UsageError(Exception):
 
 def error(message: str) -> None:
     """Say what went wrong, on stderr."""
-    print(f"mcp-core: error: {message}", file=sys.stderr)
+    print(f"{_OUR_ERROR}{message}", file=sys.stderr)
 
 
 def is_url(server: str) -> bool:
@@ -77,8 +92,9 @@ def is_url(server: str) -> bool:
     return server.lower().startswith(_URL_SCHEMES)
 
 
-def server_argv(server: str) -> list[str]:
-    """The argv that starts the server SERVER names (a TARGET or a command line).
+def server_argv(server: str, *, verbose: bool = False) -> list[str]:
+    """The argv that starts the server SERVER names (a TARGET or a command line);
+    ``verbose`` asks a TARGET's ``serve`` for tracebacks.
 
     Raises:
         UsageError: an empty or badly quoted command, or a target file that does
@@ -88,7 +104,9 @@ def server_argv(server: str) -> list[str]:
         path = target_file(server)
         if path is not None and not Path(path).is_file():
             raise UsageError(f"{path}: no such file")
-        return [sys.executable, "-m", "transports", "serve", server]
+        return [sys.executable, "-m", "transports", "serve", server] + (
+            ["--verbose"] if verbose else []
+        )
     try:
         argv = shlex.split(server)
     except ValueError as exc:
@@ -118,8 +136,58 @@ def parse_headers(lines: Sequence[str]) -> dict[str, str]:
     return headers
 
 
-def _client(args: argparse.Namespace, options: dict[str, Any]) -> Client:
-    """The client SERVER names.
+class Spawned:
+    """A server this command started: its process, once up, and its stderr, shown
+    as it comes (``verbose``) or kept to show if it exits early."""
+
+    def __init__(self, argv: list[str], *, verbose: bool, ours: bool = False) -> None:
+        self.argv = argv
+        self.verbose = verbose
+        #: Our own ``serve`` (a TARGET): its error lines already speak for it.
+        self.ours = ours
+        self.process: StdioProcess | None = None
+        self.kept: deque[str] = deque(maxlen=KEPT_STDERR_LINES)
+
+    def stderr(self, line: bytes) -> None:
+        text = line.decode("utf-8", "replace")
+        if self.verbose:
+            print(text, file=sys.stderr, flush=True)
+        else:
+            self.kept.append(text)
+
+    def connector(self) -> Connector:
+        inner = stdio_connector(self.argv, env=os.environ, stderr=self.stderr)
+
+        @asynccontextmanager
+        async def connect(driver: Driver) -> AsyncIterator[StdioProcess]:
+            async with inner(driver) as process:
+                self.process = process
+                yield process
+
+        return connect
+
+    def exit_report(self) -> str:
+        """How the server ended, and what it wrote on stderr (unless already shown)."""
+        code = None if self.process is None else self.process.returncode
+        if code is None:
+            said = "the server closed its output"
+        elif code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            said = f"the server was ended by {name}"
+        else:
+            said = f"the server exited with status {code}"
+        if self.verbose or not self.kept:
+            return said + ("" if self.verbose else ", and wrote nothing on stderr")
+        if self.ours and any(line.startswith(_OUR_ERROR) for line in self.kept):
+            return "\n".join(self.kept).removeprefix(_OUR_ERROR)
+        return said + "; its stderr:\n" + "\n".join(f"  {line}" for line in self.kept)
+
+
+def _client(args: argparse.Namespace, options: dict[str, Any]) -> tuple[Client, Spawned | None]:
+    """The client SERVER names, and the server it starts, if any.
 
     Raises:
         UsageError: a bad URL, command or header.
@@ -135,14 +203,72 @@ def _client(args: argparse.Namespace, options: dict[str, Any]) -> Client:
         if auth is not None:
             options["auth"] = cli_oauth(server, auth)
         try:
-            return connect_http(server, headers=headers, timeout=args.timeout, **options)
+            return connect_http(server, headers=headers, timeout=args.timeout, **options), None
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     if headers:
         raise UsageError("--header only applies to an http:// or https:// SERVER")
     if auth is not None:
         raise UsageError("--auth only applies to an http:// or https:// SERVER")
-    return connect_stdio(server_argv(server), env=os.environ, timeout=args.timeout, **options)
+    verbose = bool(getattr(args, "verbose", False))
+    argv = server_argv(server, verbose=verbose)
+    spawned = Spawned(argv, verbose=verbose, ours=is_target(server))
+    return Client(spawned.connector(), timeout=args.timeout, **options), spawned
+
+
+def first_failure(exc: BaseException) -> BaseException:
+    """The exception to report for ``exc``: itself, or for an exception group (task
+    groups wrap what their tasks raise) its first leaf that is not a cancellation,
+    so that no message shows a group's repr."""
+    while isinstance(exc, BaseExceptionGroup):
+        # Cancellations (asyncio's and trio's) are BaseExceptions, not failures.
+        members: list[BaseException] = list(exc.exceptions)
+        leaves = [e for e in members if isinstance(e, Exception)]
+        exc = (leaves or members)[0]
+    return exc
+
+
+def _http_refusal(exc: HttpStatusError) -> str:
+    try:
+        phrase = HTTPStatus(exc.status).phrase
+    except ValueError:
+        phrase = ""
+    said = f"{exc.url} answered HTTP {exc.status} {phrase}".rstrip()
+    detail = exc.body[:200].decode("utf-8", "replace").strip()
+    if detail and detail.lower() != phrase.lower():
+        said += f": {detail}"
+    path = urlsplit(exc.url).path
+    if exc.status == 404 and path != "/mcp":
+        # Servers of ours, the SDKs' and FastMCP's answer at /mcp by default.
+        mcp = urlunsplit(urlsplit(exc.url)._replace(path="/mcp", query="", fragment=""))
+        said += f"; MCP endpoints are usually at /mcp: try {mcp}"
+    return said
+
+
+def _http_failure(exc: HttpError) -> str:
+    # The text starts with "METHOD URL: "; the URL is said once, here.
+    reason = str(exc).removeprefix(f"{exc.method} {exc.url}: ")
+    return f"cannot reach {exc.url}: {reason}"
+
+
+def report(exc: Exception, server: str, spawned: Spawned | None) -> None:
+    """Say on stderr why a session failed: one message, one URL, no group reprs."""
+    if isinstance(exc, McpError):
+        print(f"error {exc.code}: {exc.message}", file=sys.stderr)
+    elif isinstance(exc, TimeoutError):  # before OSError, its base class
+        error(f"no answer in time ({exc})" if str(exc) else "no answer in time")
+    elif isinstance(exc, (FileNotFoundError, PermissionError)):
+        error(f"cannot start the server {server!r}: {exc.strerror or exc}")
+    elif isinstance(exc, HttpStatusError):
+        error(_http_refusal(exc))
+    elif isinstance(exc, HttpError):
+        error(_http_failure(exc))
+    elif isinstance(exc, ConnectionClosed):
+        error(f"the server went away ({exc})" if spawned is None else spawned.exit_report())
+    elif isinstance(exc, OSError):
+        error(f"talking to the server failed: {exc}")
+    else:
+        raise exc
 
 
 async def _session(
@@ -194,27 +320,16 @@ def run_session(
         usage error, 128 + N signal N arrived.
     """
     try:
-        client = _client(args, options)
+        client, spawned = _client(args, options)
     except UsageError as exc:
         error(str(exc))
         return 2, None
 
-    server: str = args.server
     try:
         return anyio.run(_session, client, work)
-    except McpError as exc:
-        print(f"error {exc.code}: {exc.message}", file=sys.stderr)
-    except TimeoutError as exc:  # before OSError, its base class
-        error(f"no answer in time ({exc})" if str(exc) else "no answer in time")
-    except (FileNotFoundError, PermissionError) as exc:
-        error(f"cannot start the server {server!r}: {exc.strerror or exc}")
-    except HttpStatusError as exc:
-        error(f"the server refused: {exc}")
-    except HttpError as exc:
-        error(f"cannot talk to {server}: {exc}")
-    except ConnectionClosed as exc:
-        where = "" if is_url(server) else "; see its messages above"
-        error(f"the server went away ({exc}){where}")
-    except OSError as exc:
-        error(f"talking to the server failed: {exc}")
+    except Exception as exc:
+        failure = first_failure(exc)
+        if not isinstance(failure, Exception):
+            raise failure from None  # KeyboardInterrupt, SystemExit: not a failure to report
+        report(failure, args.server, spawned)
     return 1, None

@@ -5,8 +5,10 @@ trying a server by hand: it becomes ``npx @modelcontextprotocol/inspector [-e
 PYTHONPATH=...] -- ARGV`` (``--server-url URL`` for a URL). The Inspector starts the
 server with a short list of our environment variables, so PYTHONPATH, which a
 source checkout needs to import ``transports``, is handed on explicitly. npx
-downloads the Inspector on first use; without Node.js there is nothing to run, and
-``dev`` says so and exits 1.
+downloads the Inspector on first use (after asking), and ``dev`` says so first.
+The Inspector needs Node.js 22.19 or newer (`NODE_MINIMUM`); on an older one npx
+quietly picks an old Inspector release, so ``dev`` checks ``node --version`` and
+stops, exit status 1, without Node.js or with an older one.
 
 ``serve --reload`` runs the real ``serve`` in a child process and restarts it when
 a ``.py`` file under the target's directory changes. Only the standard library is
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -36,8 +39,10 @@ from .targets import target_file
 
 __all__ = [
     "INSPECTOR",
+    "NODE_MINIMUM",
     "POLL_SECONDS",
     "inspector_argv",
+    "node_version",
     "python_files",
     "run_dev",
     "run_reload",
@@ -46,6 +51,10 @@ __all__ = [
 
 INSPECTOR: Final = "@modelcontextprotocol/inspector"
 """The npm package of the MCP Inspector."""
+
+NODE_MINIMUM: Final = (22, 19)
+"""The oldest Node.js the current MCP Inspector runs on (its package's ``engines``);
+npx on an older Node falls back to an Inspector release from 2025."""
 
 POLL_SECONDS: Final = 0.5
 """How often ``--reload`` looks at the files: a change shows within a second."""
@@ -73,13 +82,37 @@ def inspector_argv(npx: str, server: str) -> list[str]:
     return [npx, INSPECTOR, *environment, "--", *server_argv(server)]
 
 
+def node_version(node: str) -> tuple[int, int] | None:
+    """``node --version`` as (major, minor), or None if it does not say."""
+    try:
+        done = subprocess.run(
+            [node, "--version"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = re.match(r"v?(\d+)\.(\d+)", done.stdout.strip())
+    return None if found is None else (int(found[1]), int(found[2]))
+
+
+_OTHERWISE = "or try the server with `mcp-core inspect` and `mcp-core call`"
+
+
 def run_dev(server: str) -> int:
     """``mcp-core dev SERVER``: replace this process with the Inspector."""
-    npx = shutil.which("npx")
-    if npx is None:
+    npx, node = shutil.which("npx"), shutil.which("node")
+    if npx is None or node is None:
+        missing = "npx" if npx is None else "node"
         error(
-            "the MCP Inspector runs on Node.js, and npx is not on PATH; install Node.js "
-            "(https://nodejs.org), or try the server with `mcp-core inspect` and `mcp-core call`"
+            f"the MCP Inspector runs on Node.js, and {missing} is not on PATH; install Node.js "
+            f"{NODE_MINIMUM[0]}.{NODE_MINIMUM[1]} or newer (https://nodejs.org), {_OTHERWISE}"
+        )
+        return 1
+    version = node_version(node)
+    if version is None or version < NODE_MINIMUM:
+        said = "an unknown version" if version is None else f"{version[0]}.{version[1]}"
+        error(
+            f"the MCP Inspector needs Node.js {NODE_MINIMUM[0]}.{NODE_MINIMUM[1]} or newer, "
+            f"and {node} is {said}; install a newer one (https://nodejs.org), {_OTHERWISE}"
         )
         return 1
     try:
@@ -87,6 +120,11 @@ def run_dev(server: str) -> int:
     except UsageError as exc:
         error(str(exc))
         return 2
+    print(
+        f"mcp-core: npx fetches {INSPECTOR} (the MCP Inspector, from npm) unless it is "
+        "cached, and asks before downloading it",
+        file=sys.stderr,
+    )
     print(f"mcp-core: running {' '.join(argv)}", file=sys.stderr, flush=True)
     sys.stdout.flush()
     os.execv(npx, argv)

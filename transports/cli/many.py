@@ -33,7 +33,7 @@ import anyio
 import msgspec
 
 from mcp_core import McpError
-from mcp_core.manager import ConfigError, ServerConfig, TraceEntry, parse_servers
+from mcp_core.manager import ConfigError, ServerConfig, TraceEntry, read_servers
 
 from ..manager import Manager, ManagerError, ServerStatus
 from .client import list_lines, parse_arguments, pretty, render_call
@@ -64,9 +64,11 @@ def load_servers(path: str, timeout: float | None = None) -> list[ServerConfig]:
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        servers = parse_servers(data)
+        servers, warnings = read_servers(data)
     except ConfigError as exc:
         raise UsageError(f"{path}: {exc}") from None
+    for warning in warnings:  # keys nothing reads: a typo, or another client's
+        print(f"mcp-core: {path}: {warning}", file=sys.stderr, flush=True)
     if not servers:
         raise UsageError(f"{path}: no servers in it")
     # A server started without a cwd of its own starts in the file's folder, so that

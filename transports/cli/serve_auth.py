@@ -16,7 +16,7 @@ def add_auth_arguments(parser: argparse.ArgumentParser) -> None:
         "--auth-jwks",
         metavar="URL",
         help="HTTP: require OAuth access tokens, JWTs signed with the keys at URL "
-        "(needs the 'auth' extra: pip install 'mcp-core[auth]')",
+        "(needs the 'auth' extra: pip install 'mcp-sansio[auth]')",
     )
     parser.add_argument(
         "--auth-issuer",
@@ -66,7 +66,7 @@ def bearer_auth(args: argparse.Namespace, host: str, port: int, path: str) -> An
         from ..auth.jwt import JwtVerifier
     except ImportError:
         raise ValueError(
-            "--auth-jwks needs the 'auth' extra: pip install 'mcp-core[auth]'"
+            "--auth-jwks needs the 'auth' extra: pip install 'mcp-sansio[auth]'"
         ) from None
 
     scopes = tuple(args.auth_scope or ())

@@ -18,7 +18,9 @@ on stdio) does not run. A module is imported with the current directory first on
 ``sys.path``, as ``python -m`` does.
 
 Problems with the target itself (no such file or module, no Server, several) raise
-`TargetError`; whatever the loaded code raises propagates unchanged.
+`TargetError`; whatever the loaded code raises propagates unchanged, and
+`describe_failure` says it in a line (``file:line: error``) and the source line
+with its caret, the way a person fixes it, without the import machinery's frames.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import importlib.util
 import os
 import re
 import sys
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -40,6 +43,7 @@ __all__ = [
     "PREFERRED_NAMES",
     "Target",
     "TargetError",
+    "describe_failure",
     "is_target",
     "load_target",
     "target_file",
@@ -244,3 +248,40 @@ def load_target(target: str) -> Target:
     else:
         server = _the_server(module, location)
     return Target(server=server, spec=spec, pythonpath=pythonpath)
+
+
+_OURS: Final = str(Path(__file__).resolve().parent.parent)
+
+
+def _shown_path(filename: str) -> str:
+    path = Path(filename)
+    if path.is_absolute() and path.is_relative_to(Path.cwd()):
+        return str(path.relative_to(Path.cwd()))
+    return filename
+
+
+def describe_failure(exc: BaseException) -> str:
+    """What loading a target raised, for people: ``file:line: Error: message``,
+    then the source line and a caret under the fault when there is one.
+
+    The place is the innermost frame of the user's code: a SyntaxError's own
+    position, else the last frame outside the import machinery and this package.
+    """
+    if isinstance(exc, SyntaxError) and exc.filename:
+        # format_exception_only gives the File line, the source, the caret, the error.
+        lines = traceback.format_exception_only(exc)
+        source = [line.rstrip("\n") for line in lines[1:-1] for line in line.splitlines()]
+        head = f"{_shown_path(exc.filename)}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
+        return "\n".join([head, *source])
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if not frame.filename.startswith(("<frozen", _OURS))
+    ]
+    message = traceback.format_exception_only(exc)[-1].strip()
+    if not frames:
+        return message
+    frame = frames[-1]
+    head = f"{_shown_path(frame.filename)}:{frame.lineno}: {message}"
+    shown = traceback.format_list([frame])[0].splitlines()[1:]
+    return "\n".join([head, *shown])

@@ -14,7 +14,20 @@ point's path, from ASGI ``root_path``).
 
 Lifetime. Legacy-era sessions outlive the requests that open them, so they live
 in a task group that the app opens at ASGI ``lifespan`` startup and closes at
-shutdown (every session ends, every request still being answered is cancelled).
+shutdown: long-lived streams end cleanly first (a 2026-07-28 subscriptions/listen
+stream with its completion result, a GET stream with its last chunk), then every
+session ends and every request still being answered is cancelled.
+
+ASGI tells an app of its server's shutdown only at lifespan shutdown, which
+uvicorn sends after its connections have closed (or been cancelled past
+``timeout_graceful_shutdown``): an open stream would hold uvicorn's shutdown, then
+break. Call `AsgiApp.shutdown` when the server begins to shut down, e.g. from a
+``uvicorn.Server`` subclass::
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets=None):
+            app.shutdown()
+            await super().shutdown(sockets)
 A server that runs the lifespan protocol does this by itself; a framework that
 does not pass lifespan events to mounted apps (Starlette's ``Mount``) needs
 ``app.running()`` in its own lifespan. Until then requests get 503.
@@ -30,7 +43,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Final
 
 import anyio
 
@@ -46,6 +59,9 @@ from .service import DEFAULT_TIMEOUTS, Authenticate, HttpService, HttpTimeouts, 
 __all__ = ["AsgiApp", "asgi_app"]
 
 log = logging.getLogger("mcp_core.http")
+
+_LAST_WORDS: Final = 1.0
+"""Seconds the lifespan shutdown gives the streams it ends to be written."""
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -116,6 +132,18 @@ class AsgiApp:
     def __init__(self, service: HttpService) -> None:
         self.service = service
         self._requests: set[anyio.CancelScope] = set()
+        self._emptied: anyio.Event | None = None
+
+    def shutdown(self) -> None:
+        """The server is shutting down: end the long-lived streams cleanly now (each
+        2026-07-28 subscriptions/listen stream with its completion result, 2026-07-28
+        basic/patterns/subscriptions.mdx "Graceful Closure"; each session's GET
+        stream with its last chunk, which a 2025-11-25 client resumes elsewhere),
+        so that the server's wait for its connections ends. Requests in flight go
+        on. Lifespan shutdown does the same, too late for most servers (see the
+        module's notes). Readiness fails from now on."""
+        self.service.health.draining = True
+        self.service.end_streams(in_flight=False)
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -127,11 +155,20 @@ class AsgiApp:
         Raises:
             RuntimeError: the app is running already.
         """
+        self.service.health.draining = False
         async with self.service.running():
             try:
                 yield
             finally:
-                # Requests still being answered (streams, mostly) end with it.
+                self.service.health.draining = True  # readiness fails from now on
+                # Requests still being answered (streams, mostly) end with it:
+                # cleanly if they can, within a moment; what is left is cancelled.
+                if self._requests:
+                    self.service.end_streams(in_flight=True)
+                    with anyio.move_on_after(_LAST_WORDS, shield=True):
+                        while self._requests:
+                            self._emptied = anyio.Event()
+                            await self._emptied.wait()
                 for scope in list(self._requests):
                     scope.cancel()
 
@@ -168,25 +205,21 @@ class AsgiApp:
             self._requests.add(cancel)
             try:
                 if not service.is_running:
-                    await out.reply(_NOT_RUNNING)
+                    probed = await service.health.answer(_head(scope), started=False)
+                    await out.reply(probed or _NOT_RUNNING)
                     return
                 await self._answer(out, scope, receive)
             except PeerGone:
                 pass
             finally:
                 self._requests.discard(cancel)
+                if not self._requests and self._emptied is not None:
+                    self._emptied.set()
 
     async def _answer(self, out: _Responder, scope: Scope, receive: Receive) -> None:
         service = self.service
         endpoint = service.endpoint
-        client = scope.get("client")
-        head = HttpRequest.from_pairs(
-            scope["method"],
-            _target(scope),
-            scope["headers"],
-            prefix=scope.get("root_path", ""),
-            client=str(client[0]) if client else None,
-        )
+        head = _head(scope)
         admitted = await service.admit(head)
         if isinstance(admitted, Reply) and admitted.close:
             await out.reply(admitted)
@@ -205,6 +238,17 @@ class AsgiApp:
             await service.handle(
                 out, head, body, admitted.principal, checked=True, scopes=admitted.scopes
             )
+
+
+def _head(scope: Scope) -> HttpRequest:
+    client = scope.get("client")
+    return HttpRequest.from_pairs(
+        scope["method"],
+        _target(scope),
+        scope["headers"],
+        prefix=scope.get("root_path", ""),
+        client=str(client[0]) if client else None,
+    )
 
 
 def _target(scope: Scope) -> str:

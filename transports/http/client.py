@@ -167,6 +167,8 @@ class _Carrier:
         self.driver = driver
         self._tg = task_group
         self._scopes: dict[int, anyio.CancelScope] = {}
+        #: The refusal (401/403) an exchange's authorization answered, by exchange.
+        self._refused: dict[int, int] = {}
         self._idle: list[Worker[_Job]] = []
         self._closed = False
         self._carried: list[_Job] | None = None
@@ -273,8 +275,12 @@ class _Carrier:
             except FAILURES as exc:
                 self._apply(endpoint.receive_failure(exchange, describe(exc)))
             except AuthorizationError as exc:
-                self._apply(endpoint.receive_failure(exchange, f"authorization failed: {exc}"))
+                # The server refused the request (401/403): it did not run.
+                refused = self._refused.pop(exchange, None)
+                reason = f"authorization failed: {exc}"
+                self._apply(endpoint.receive_failure(exchange, reason, refused=refused))
             finally:
+                self._refused.pop(exchange, None)
                 # Still ours unless an Abort took it: then a cancellation is a timeout.
                 ours = self._scopes.pop(exchange, None) is scope
                 if connection is not None:
@@ -305,6 +311,7 @@ class _Carrier:
             await connection.aclose()
             if scope is not None:
                 scope.deadline = math.inf  # the flow bounds its own steps
+            self._refused[send.exchange] = head.status_code  # if the flow fails
             await auth.challenged(
                 server,
                 head.status_code,
@@ -313,6 +320,7 @@ class _Carrier:
                 self.auth_pool,
                 header_value(head.headers, b"dpop-nonce"),
             )
+        self._refused[send.exchange] = head.status_code
         raise AuthorizationError("the server refused every token")
 
     async def _open_once(
@@ -372,6 +380,8 @@ class _Carrier:
                     pass  # the session ends with its idle timeout instead
                 except AuthorizationError:
                     pass
+                finally:
+                    self._refused.pop(send.exchange, None)
         for scope in self._scopes.values():
             scope.cancel()
         self._closed = True

@@ -240,17 +240,19 @@ class HttpConnection:
                 return
             if request is None:
                 return
-            if self.owner.stopping:
-                # A new request while the server shuts down: it will not be served
-                # here; the client may send it again on a new connection.
-                await self.reply(_SHUTTING_DOWN)
-                await self._linger()
-                return
             # raw_items(): one list, where iterating h11's Headers costs two
             # Python calls a field (benchmarks/README.md, issue 20).
             head = HttpRequest.from_pairs(
                 request.method, request.target, request.headers.raw_items(), client=self.client
             )
+            if self.owner.stopping:
+                # A new request while the server shuts down: it will not be served
+                # here; the client may send it again on a new connection. A
+                # health probe is answered (not ready: draining).
+                probed = await service.health.answer(head, started=True)
+                await self.reply(probed or _SHUTTING_DOWN)
+                await self._linger()
+                return
             fields = head.headers
             if "content-length" in fields and "transfer-encoding" in fields:
                 # RFC 9112 section 6.3: a request with both Transfer-Encoding and

@@ -180,6 +180,7 @@ class HttpServer:
                 self._grace.cancel()
             return
         self.stopping = True
+        self.service.health.draining = True
         for scope in self._accepting:
             scope.cancel()
         self._close_idle(every=True)

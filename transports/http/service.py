@@ -79,6 +79,7 @@ from ..one_request import OneRequest
 from ..server_connection import ServerConnection
 from .admission import Admitted, Authenticate
 from .answers import Answering
+from .health import Health
 from .responder import PeerGone, Responder
 from .shared_events import EventShipper, Follower, SharedEventStore
 from .shared_sessions import Relay, SharedSessions, unavailable
@@ -159,6 +160,10 @@ class HttpService(Answering):
         )
         #: Live HTTP+SSE (2024-11-05) sessions by id.
         self.sse_sessions: dict[str, LegacySseConnection] = {}
+        #: 2026-07-28 requests holding a subscriptions/listen stream open.
+        self.listening: set[OneRequest] = set()
+        #: The health probes; the adapter sets ``health.draining`` as it shuts down.
+        self.health = Health(self.endpoint.health, server)
         self._tg: TaskGroup | None = None
         #: The event loop's clock (`anyio.current_time`), resolved in `running`.
         self.now: Callable[[], float] = anyio.current_time
@@ -208,10 +213,13 @@ class HttpService(Answering):
     def end_streams(self, *, in_flight: bool) -> None:
         """End SSE streams cleanly, for a server that shuts down: each GET stream
         of a session (a 2025-11-25 client resumes it with Last-Event-ID), and each
-        HTTP+SSE session with no request in flight; with ``in_flight``, every
-        stream of a legacy session, answers in flight included (an answer not yet
-        begun becomes a stream that ends after its priming event, which a
-        client resumes)."""
+        HTTP+SSE session with no request in flight, each 2026-07-28
+        subscriptions/listen stream (with its completion result); with
+        ``in_flight``, every stream of a legacy session, answers in flight
+        included (an answer not yet begun becomes a stream that ends after its
+        priming event, which a client resumes)."""
+        for request in list(self.listening):
+            request.end_subscriptions()
         for session in self.sessions.values():
             streams = session.streams.values() if in_flight else (session.standalone,)
             for stream in list(streams):
@@ -296,7 +304,9 @@ class HttpService(Answering):
         """
         refusal = self.endpoint.check_head(head)
         if refusal is not None:
-            return refusal
+            # Not the MCP endpoint's path, perhaps a health probe's: answered
+            # before the Host, Origin and auth checks (see `health`).
+            return await self.health.answer(head, started=self.is_running) or refusal
         if self.authenticate is None:
             return Admitted()
         try:
@@ -482,6 +492,7 @@ class HttpService(Answering):
             jobs = request.feed(self._fed(decision))
             if request.session.subscriptions:
                 request.watch()
+                self.listening.add(request)  # ended cleanly on shutdown: end_streams
             # How the handler is cancelled when the client hangs up, or a write
             # of the writer task fails (out.gone): the connection ends with it
             # (on h11, its own scope is cancelled; nothing here needs PeerGone).
@@ -489,6 +500,7 @@ class HttpService(Answering):
                 lambda: self._serve_here(out, stream, decision, request, jobs, out.gone)
             )
         finally:
+            self.listening.discard(request)
             request.close()
 
     async def _sse_session(self, out: Responder, decision: OpenSseSession) -> None:

@@ -3,7 +3,9 @@ that failed. Each error names the server."""
 
 from __future__ import annotations
 
-__all__ = ["CallInterrupted", "ManagerError", "ServerUnavailable", "UnknownName"]
+from ..http.client import HttpError, OutcomeUnknownError
+
+__all__ = ["CallInterrupted", "ManagerError", "ServerUnavailable", "UnknownName", "sent"]
 
 
 class ManagerError(Exception):
@@ -15,8 +17,8 @@ class ManagerError(Exception):
 
 
 class ServerUnavailable(ManagerError):
-    """The server is not connected (still connecting, lost, given up on): the call
-    was not sent."""
+    """The server is not connected (still connecting, lost, given up on), or could
+    not be reached (the connection refused): the call was not sent."""
 
 
 class CallInterrupted(ManagerError):
@@ -26,3 +28,12 @@ class CallInterrupted(ManagerError):
 
 class UnknownName(ManagerError, LookupError):
     """No server, or no tool or prompt of that name in the union."""
+
+
+def sent(exc: BaseException) -> bool:
+    """Whether a request that failed with ``exc`` may have reached its server: not
+    when HTTP could not carry it (no connection: refused, unresolved, a TLS
+    failure), whose error is neither an unknown outcome nor a refusal."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return not isinstance(exc, HttpError) or isinstance(exc, OutcomeUnknownError)

@@ -17,7 +17,10 @@ the connection and starts again at once with fresh retries.
 While connected, a 2026-07-28 server whose capabilities declare ``listChanged``
 gets a ``subscriptions/listen`` stream for its lists, so its list changes reach
 the catalog as a legacy server's do; that stream failing with the connection
-(once the HTTP client has given up resuming it) counts as a loss too. A
+(once the HTTP client has given up resuming it) counts as a loss too. A stream
+the server ends cleanly (shutting down, it answers the listen request) is opened
+again after the first backoff delay, the listings then refreshed: a server that
+is gone fails that, and is reconnected as for any loss. A
 handshake-era server is pinged every ``ping_interval`` seconds: a ping that
 fails with the connection, or gets no answer in time, is a loss. (A 2026-07-28
 server without a listen stream has neither: its death shows at the next request.)
@@ -25,6 +28,7 @@ server without a listen stream has neither: its death shows at the next request.
 
 from __future__ import annotations
 
+import logging
 import math
 import sys
 import time
@@ -32,6 +36,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -40,7 +45,7 @@ from mcp_core.types import Implementation, ServerCapabilities
 
 from ..client import Client, Connector
 from ..driver import ConnectionClosed
-from ..http.client import HttpStatusError, http_connector
+from ..http.client import HttpStatusError, OutcomeUnknownError, http_connector
 from ..http.pool import HttpClientTimeouts
 from ..server_connection import ServerConnection
 from ..stdio import stdio_connector
@@ -57,6 +62,11 @@ _HTTP_TRANSPORT: Final = {"auto": "auto", "streamable-http": "streamable", "sse"
 _PYTHON_NAMES: Final = frozenset({"python", "python3"})
 """Commands that mean the interpreter running the manager (as for ``mcp-core call``)."""
 _STDERR_LINES: Final = 20
+
+log = logging.getLogger("mcp_core.manager")
+# Silent unless the program configures logging (`mcp-core gateway --log-level`):
+# the other commands that run a manager report states their own way.
+log.addHandler(logging.NullHandler())
 
 
 @dataclass(frozen=True)
@@ -103,6 +113,35 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError):
         return f"no answer in time{f' ({text})' if text else ''}"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _log_change(link: Link) -> None:
+    # One line per change of a link's state, with the server's name and why;
+    # where it connects without credentials (no userinfo, query or arguments).
+    state, config, reason = link.state, link.config, link.last_error
+    details: dict[str, Any] = {"server": link.name, "state": state}
+    level, text = logging.INFO, str(state)
+    if state == "connecting":
+        if config.url is not None:
+            url = urlsplit(config.url)
+            host = f"[{url.hostname}]" if ":" in (url.hostname or "") else url.hostname
+            where = f"{url.scheme}://{host}{f':{url.port}' if url.port else ''}{url.path}"
+        else:
+            where = str(config.command or "memory")
+        text = f"connecting to {where}"
+        retry = link.retries.attempts
+        if retry:
+            text = f"reconnecting to {where} (retry {retry})"
+            details["retry"] = retry
+    elif state == "connected":
+        text = f"connected ({link.transport}, {link.revision})"
+        details.update(transport=link.transport, revision=link.revision)
+    elif state == "failed" or (state == "disconnected" and not link.removed and reason):
+        level = logging.ERROR if state == "failed" else logging.WARNING
+        gave_up = f" (gave up after {link.retries.attempts} retries)" if state == "failed" else ""
+        text = f"{state}: {reason}{gave_up}"
+        details["reason"] = reason
+    log.log(level, "server %s: %s", link.name, text, extra=details)
 
 
 def _transport_of(value: Any) -> str:
@@ -159,6 +198,7 @@ class Link:
         self._connector = connector
         self.name = config.name
         self.retries = Retries(replace(backoff, max_attempts=config.max_reconnect_attempts), random)
+        self._random = random
         self._client_options = client_options
         self._changed = changed
         self._connected = connected
@@ -209,6 +249,8 @@ class Link:
     def _set(self, state: State) -> None:
         if state != self.state:
             self.state = state
+            if state != "connecting":  # `_attempt` says so, each time
+                _log_change(self)
             self._changed(self)
 
     def _event(self, what: str, **details: Any) -> None:
@@ -291,6 +333,7 @@ class Link:
 
     async def _attempt(self) -> None:
         self._set("connecting")
+        _log_change(self)
         self._event("connecting", **self._where())
         self._loss = None
         try:
@@ -348,16 +391,29 @@ class Link:
                 tg.cancel_scope.cancel()
 
     async def _listen(self, client: Client, flags: dict[str, bool]) -> None:
+        again = False
         try:
-            listening = client.listen(
-                tools=flags["tools"], prompts=flags["prompts"], resources=flags["resources"]
-            )
-            async with listening:
-                await anyio.sleep_forever()
+            while True:
+                listening = client.listen(
+                    tools=flags["tools"], prompts=flags["prompts"], resources=flags["resources"]
+                )
+                async with listening:
+                    if again:
+                        # What changed between the two streams is unknown.
+                        self._connected(self)
+                    await anyio.sleep_forever()
+                # The server ended the stream (2026-07-28 basic/patterns/
+                # subscriptions.mdx "Graceful Closure": shutting down, say). Listen
+                # again after a pause: a server that is gone fails that, and the
+                # link reconnects; one still there (or a successor behind its
+                # balancer) gets a new stream.
+                self._event("listening ended")
+                again = True
+                await anyio.sleep(self.retries.backoff.delay(1, self._random))
         except Exception as exc:
             # The stream breaking with the connection is how an idle HTTP server's
             # death shows: reconnect, as for a request.
-            if not self.failed_request(exc):
+            if not self.failed_request(exc, "the subscriptions/listen stream"):
                 self._event("listening failed", error=describe(exc))
 
     async def _keepalive(self, client: Client, interval: float) -> None:
@@ -416,22 +472,32 @@ class Link:
     def _stderr_line(self, line: bytes) -> None:
         self.stderr.append(line.decode(errors="replace").rstrip("\r\n"))
 
-    def usable(self) -> Client:
-        """The connected client, for one request."""
+    def usable(self, what: str = "the request") -> Client:
+        """The connected client, for one request (``what``, named if it is not sent).
+
+        Raises:
+            ServerUnavailable: not connected; it says ``what`` was not sent.
+        """
         client = self.client
         if client is None or self.state != "connected":
-            why = f": {self.last_error}" if self.last_error else ""
+            why = f" (last error: {self.last_error})" if self.last_error else ""
             raise ServerUnavailable(
-                f"server {self.name!r} is not connected ({self.state}){why}", self.name
+                f"server {self.name!r} is not connected ({self.state}): {what} was not sent{why}",
+                self.name,
             )
         return client
 
-    def failed_request(self, exc: BaseException) -> bool:
+    def failed_request(self, exc: BaseException, what: str | None = None) -> bool:
         """A request on this connection raised ``exc``: whether it means the
-        connection is gone (then it is marked lost, and reconnects)."""
+        connection is gone (then it is marked lost, and reconnects); ``what``
+        names the request in the reason the loss is given."""
         while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
             exc = exc.exceptions[0]  # what a task group wrapped
         if not isinstance(exc, ConnectionClosed) or isinstance(exc, HttpStatusError):
             return False
-        self.lose(describe(exc))
+        reason = describe(exc)
+        if isinstance(exc, OutcomeUnknownError):
+            # What it says of its request's outcome would be quoted to others.
+            reason = reason.split("; ", 1)[0]
+        self.lose(reason if what is None else f"{what} failed: {reason}")
         return True

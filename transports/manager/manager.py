@@ -49,7 +49,7 @@ from mcp_core.types import (
 
 from ..client import Client, Connector
 from ..driver import ProgressCallback
-from .errors import CallInterrupted, UnknownName
+from .errors import CallInterrupted, ServerUnavailable, UnknownName, sent
 from .link import Link, ServerStatus, describe
 from .listing import fetch
 
@@ -478,7 +478,7 @@ class Manager:
 
     async def _request(self, server: str, what: str, send: Callable[[Client], Any]) -> Any:
         link = self._link(server)
-        client = link.usable()
+        client = link.usable(what)
         try:
             return await send(client)
         except Exception as exc:
@@ -486,8 +486,15 @@ class Manager:
             raise
 
     def _interrupted(self, link: Link, exc: Exception, what: str) -> None:
-        """A request failed with ``exc``: if the connection broke, say so."""
+        """A request failed with ``exc``: if the connection broke, say so, and
+        whether the request went out."""
         if link.failed_request(exc):
+            if not sent(exc):
+                raise ServerUnavailable(
+                    f"server {link.name!r} could not be reached ({describe(exc)}): "
+                    f"{what} was not sent",
+                    link.name,
+                ) from exc
             raise CallInterrupted(
                 f"the connection to server {link.name!r} broke while {what} was in flight "
                 f"({describe(exc)}); it was not repeated, and may or may not have run",
@@ -520,7 +527,7 @@ class Manager:
         if found is None:
             found = await self._resolve("tools", name, server)
         link = self._link(found[0])
-        client = link.usable()
+        client = link.usable(f"the call of tool {found[1]!r}")
         try:
             if self.catalog.task_support(*found) == "required":
                 # Its server refuses it as a plain call (2025-11-25 tasks.mdx):

@@ -9,7 +9,7 @@ import pytest
 from msgspec import UNSET
 
 from mcp_core.client import MAX_INPUT_ROUNDS, Callbacks, InputRounds, requests
-from mcp_core.server import McpError
+from mcp_core.server import McpError, UrlElicitationRequiredError
 from mcp_core.types import (
     CallToolRequestParams,
     CreateMessageRequest,
@@ -19,7 +19,7 @@ from mcp_core.types import (
     ListRootsRequest,
     Root,
 )
-from mcp_core.wire import INTERNAL_ERROR, METHOD_NOT_FOUND
+from mcp_core.wire import INTERNAL_ERROR, METHOD_NOT_FOUND, URL_ELICITATION_REQUIRED
 
 # An InputRequiredResult as a server sends it (2026-07-28 basic/patterns/mrtr.mdx).
 ASKING = b"""{
@@ -125,6 +125,29 @@ def test_a_server_that_never_settles_is_given_up_on() -> None:
         rounds.input_required(decode(b'{"requestState": "again"}'))
     assert caught.value.code == INTERNAL_ERROR
     assert "tools/call still needs input after 32 rounds" in caught.value.message
+
+
+def url_asked(url: str) -> bytes:
+    ask = {"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": url}}
+    return msgspec.json.encode({"inputRequests": {"connect": ask}, "requestState": "s"})
+
+
+def test_urls_are_opened_in_one_round_of_a_call_only() -> None:
+    # 2026-07-28 client/elicitation.mdx "URL Mode Elicitation Requests": "accept" is
+    # consent, the interaction is out of band; asked again, the user has not done
+    # it yet: the call ends with -32042 instead of opening the URL again.
+    rounds = InputRounds(requests.call_tool("files"))
+    (ask,) = rounds.input_required(decode(url_asked("https://a.example/1"))).values()
+    assert isinstance(ask, ElicitRequest)
+    rounds.retry({"connect": ElicitResult(action="accept")})
+    # Form rounds in between are answered as ever.
+    assert set(rounds.input_required(decode(ASKING))) == {"github_login", "where"}
+    rounds.retry({})
+    with pytest.raises(UrlElicitationRequiredError) as caught:
+        rounds.input_required(decode(url_asked("https://a.example/2")))
+    assert caught.value.code == URL_ELICITATION_REQUIRED
+    assert [e.url for e in caught.value.elicitations] == ["https://a.example/2"]
+    assert "tools/call still needs the user to complete a URL elicitation" in str(caught.value)
 
 
 def test_max_rounds_is_a_parameter() -> None:

@@ -13,6 +13,7 @@ from mcp_core.manager import (
     ServerConfig,
     TokenAuth,
     parse_servers,
+    read_servers,
 )
 
 
@@ -158,3 +159,34 @@ def test_oauth_per_server() -> None:
     )
     assert "s3cret" not in repr(configured.auth) and "s3cret" not in repr(configured)
     assert configured.request_headers() == {}  # the token comes from the flow
+
+
+def test_keys_nothing_reads_are_named_in_warnings() -> None:
+    # Issue 30 item 10: a typo of ours must not pass silently; other clients' keys
+    # are warned about, never refused.
+    text = json.dumps(
+        {
+            "mcpServers": {
+                "a": {
+                    "url": "http://h/mcp",
+                    "transprt": "sse",
+                    "type": "http",
+                    "alwaysAllow": [],
+                    "ping_interval": 5,
+                    "auth": {"type": "oauth", "client_id": "c", "scope": ["x"]},
+                },
+                "b": {"command": "c", "disabled": False, "autoReconect": True},
+                "off": {"command": "c", "disabled": True, "whatever": 1},
+            }
+        }
+    )
+    servers, warnings = read_servers(text)
+    assert [s.name for s in servers] == ["a", "b"]
+    assert servers[0].transport == "streamable-http"
+    assert warnings == [
+        "server 'a': unknown key 'transprt' ignored (did you mean 'transport'?)",
+        "server 'a': unknown key 'alwaysAllow' ignored",
+        "server 'a': unknown key 'auth.scope' ignored (did you mean 'scopes'?)",
+        "server 'b': unknown key 'autoReconect' ignored (did you mean 'autoReconnect'?)",
+    ]
+    assert parse_servers(text) == servers

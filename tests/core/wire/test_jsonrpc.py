@@ -18,6 +18,7 @@ from mcp_core.wire import (
     Notification,
     Request,
     Response,
+    check_utf8,
     decode_batch,
     decode_message,
     decode_params,
@@ -338,6 +339,54 @@ def test_invalid_utf8_inside_params_is_a_parse_error_with_the_id() -> None:
     with pytest.raises(RemoteProtocolError) as info:
         decode_params(msg, ECHO_DECODER)
     assert (info.value.code, info.value.request_id) == (-32700, 3)
+    assert info.value.message.startswith("invalid JSON: invalid UTF-8 (byte 0xff at offset ")
+
+
+def test_check_utf8_refuses_bad_bytes_wherever_they_are() -> None:
+    # RFC 8259 section 8.1: JSON text is UTF-8, in the members msgspec skips or
+    # keeps Raw too (issue 30 item 8: over HTTP such a request got 200 and an error
+    # on its stream, where every other parse error gets 400).
+    for params in (b'{"name":"\xff"}', b'{"unknown":"\xc3("}', b'{"_meta":{"a":["\xed\xa0\x80"]}}'):
+        data = b'{"jsonrpc":"2.0","id":3,"method":"m","params":' + params + b"}"
+        with pytest.raises(RemoteProtocolError) as info:
+            check_utf8(data, decode_message(data))
+        assert (info.value.code, info.value.request_id) == (-32700, 3)
+        assert info.value.http_status == 400
+        assert info.value.message.startswith("invalid JSON: invalid UTF-8 (byte 0x")
+    # Not all ASCII, and valid: nothing to say.
+    data = '{"jsonrpc":"2.0","id":3,"method":"m","params":{"name":"é😀"}}'.encode()
+    check_utf8(data, decode_message(data))
+
+
+@pytest.mark.parametrize(
+    ("data", "code", "says"),
+    [
+        # msgspec: "Input data was truncated" or "unexpected end of hex escape".
+        (rb'{"jsonrpc":"2.0","id":1,"method":"\ud800"}', -32700, "lone UTF-16 surrogate \\ud800"),
+        (rb'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"x\udc00"}}', -32700, "\\udc00"),
+        (rb'{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"\ud83d"}}', -32700, "\\ud83d"),
+        # msgspec: "a JSON-RPC message must be a JSON object".
+        (
+            b'{"jsonrpc":"2.0","id":1e999,"method":"ping"}',
+            -32600,
+            "Number out of range - at `$.id`",
+        ),
+        (
+            b'{"jsonrpc":"2.0","id":1,"error":{"code":1e999,"message":"m"}}',
+            -32600,
+            "out of range - at `$.error",
+        ),
+        # The byte of the message, not of msgspec's string.
+        (b'{"jsonrpc":"2.0","id":1,"method":"p\xffq"}', -32700, "byte 0xff at offset 35"),
+    ],
+    ids=["lone-high", "lone-low", "lone-in-params", "id-1e999", "code-1e999", "bad-utf8-method"],
+)
+def test_parse_errors_say_what_is_wrong(data: bytes, code: int, says: str) -> None:
+    with pytest.raises(RemoteProtocolError) as info:
+        decode_message(data)
+    assert info.value.code == code and info.value.http_status == 400
+    assert says in info.value.message, info.value.message
+    assert "truncated" not in info.value.message and "JSON object" not in info.value.message
 
 
 # The openers are counted with bytes.translate up to _TRANSLATE_MAX bytes and with

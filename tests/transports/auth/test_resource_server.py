@@ -7,6 +7,7 @@ Handling"; authorization-server-discovery.mdx), RFC 6750 section 3, RFC 9728."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -100,6 +101,20 @@ async def test_an_invalid_token_gets_401_invalid_token(
         assert answer.status == 401
         assert challenge(answer).startswith('Bearer error="invalid_token"')
         assert reason in challenge(answer)
+
+
+async def test_a_token_just_expired_is_within_the_clock_skew_allowance(
+    flavour: tuple[str, str],
+) -> None:
+    # README "Limits": 30 s of clock skew on `exp` as on `nbf` (issue 30 item 9).
+    now = int(time.time())
+    async with served(flavour) as (client, _, _), client("/mcp") as raw:
+        for exp in (now - 2, now - 25):
+            await raw.send("POST", initialize(), **bearer(token(exp=exp)))
+            assert (await raw.answer()).status == 200
+        await raw.send("POST", initialize(), **bearer(token(exp=now - 60)))
+        answer = await raw.answer()
+        assert answer.status == 401 and "has expired" in challenge(answer)
 
 
 async def test_wrong_issuer_and_alg_none_are_refused_before_any_key_fetch(

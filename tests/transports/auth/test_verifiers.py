@@ -72,7 +72,7 @@ async def test_a_good_token_gives_its_principal() -> None:
         verifier = JwtVerifier(endpoint.url, issuer=ISSUER, audience=RESOURCE)
         value = token(scope=None, scp=["mcp", "files"], client_id=None, azp="app", exp=2**31)
         assert await verifier.verify(value) == Principal(
-            "alice", frozenset({"mcp", "files"}), "app", float(2**31), ISSUER
+            "alice", frozenset({"mcp", "files"}), "app", float(2**31) + 30, ISSUER
         )
         # typ "at+jwt" (RFC 9068) is accepted as "JWT" is.
         typed = jwt.encode(
@@ -139,6 +139,9 @@ async def test_time_claims_allow_some_leeway() -> None:
         now = int(time.time())
         assert isinstance(await verifier.verify(token(exp=now - 10)), Principal)
         assert refused(await verifier.verify(token(exp=now - 60)), "expired")
+        # The principal lasts as long as the token is accepted (issue 30 item 9).
+        accepted = await verifier.verify(token(exp=now - 10))
+        assert isinstance(accepted, Principal) and accepted.expires_at == now + 20
         assert isinstance(await verifier.verify(token(nbf=now + 10)), Principal)
         assert refused(await verifier.verify(token(nbf=now + 60)), "not valid yet")
         assert refused(await verifier.verify(token(exp=None)), "'exp'")

@@ -81,7 +81,7 @@ def test_bench_codec_writes_json(tmp_path: Path) -> None:
         assert "mcp-core / msgspec typed" in case["ratios"]
         assert ("mcp-core / SDK" in case["ratios"]) == sdk_ran
     if not sdk_ran:
-        assert "mcp-core[bench]" in layer["skipped"][codec.SDK]
+        assert "mcp-sansio[bench]" in layer["skipped"][codec.SDK]
 
 
 def test_bench_session_writes_json(tmp_path: Path) -> None:
@@ -106,7 +106,7 @@ def test_bench_session_writes_json(tmp_path: Path) -> None:
     assert ("mcp-core legacy / SDK" in case["ratios"]) == sdk_ran
     assert ("mcp-core modern / SDK" in case["ratios"]) == sdk_ran
     if not sdk_ran:
-        assert "mcp-core[bench]" in layer["skipped"][sessions.SDK]
+        assert "mcp-sansio[bench]" in layer["skipped"][sessions.SDK]
 
 
 def test_bench_in_memory_writes_json(tmp_path: Path) -> None:
@@ -142,7 +142,7 @@ def test_bench_in_memory_writes_json(tmp_path: Path) -> None:
         sdk_ran = inmemory.SDK_DECORATOR in results
         assert ("mcp-core / SDK MCPServer" in case["ratios"]) == sdk_ran
     if inmemory.SDK_DECORATOR in layer["skipped"]:
-        assert "mcp-core[bench]" in layer["skipped"][inmemory.SDK_DECORATOR]
+        assert "mcp-sansio[bench]" in layer["skipped"][inmemory.SDK_DECORATOR]
 
 
 def test_bench_backend_quick_and_plot(tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ def test_headers_reach_the_server(capsys: pytest.CaptureFixture[str]) -> None:
         args = ["-H", "Authorization: Bearer t", "--header", "X-Trace:1"]
         status, out, err = run_main(capsys, "list", url, *args)
     assert (status, out) == (1, "")
-    assert "the server refused" in err and "HTTP 401: token expired" in err
+    assert err == f"mcp-core: error: {url} answered HTTP 401 Unauthorized: token expired\n"
     assert seen[0]["authorization"] == "Bearer t" and seen[0]["x-trace"] == "1"
 
 
@@ -88,7 +88,7 @@ def test_headers_reach_the_server(capsys: pytest.CaptureFixture[str]) -> None:
         (["call", "https://", "t"], 2, "names no host"),
         (["call", "server", "t", "-H", "X: y"], 2, "--header only applies to an http"),
         (["list", "http://127.0.0.1:1/mcp", "-H", "no colon"], 2, "--header takes"),
-        (["list", "http://127.0.0.1:1/mcp"], 1, "cannot talk to http://127.0.0.1:1/mcp"),
+        (["list", "http://127.0.0.1:1/mcp"], 1, "cannot reach http://127.0.0.1:1/mcp: the conn"),
     ],
 )
 def test_http_failures(

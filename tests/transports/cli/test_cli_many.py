@@ -51,6 +51,21 @@ def test_call_by_union_name_with_the_trace(tmp_path: Path) -> None:
     assert not any(" weather " in line for line in trace)
 
 
+def test_an_unknown_key_is_named_and_the_file_still_used(tmp_path: Path) -> None:
+    # Issue 30 item 10: "transprt" silently meant "auto"; a desktop client's own
+    # keys must not stop the file from working either.
+    entry = {"command": "python", "args": [str(EXAMPLES / "hello.py")], "transprt": "stdio"}
+    config = servers_file(tmp_path, typo={**entry, "alwaysAllow": ["HelloTool"]})
+    done = run_cli("list", "--config", config, "typo")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == "typo.HelloTool"
+    assert "server 'typo': unknown key 'transprt' ignored (did you mean 'transport'?)" in (
+        done.stderr
+    )
+    assert "unknown key 'alwaysAllow' ignored" in done.stderr
+    assert "'hello'" not in done.stderr
+
+
 def test_a_server_that_cannot_start_is_reported_and_the_rest_listed(tmp_path: Path) -> None:
     config = servers_file(tmp_path, broken={"command": str(tmp_path / "missing")})
     done = run_cli("status", "--config", config)

@@ -233,9 +233,15 @@ def test_inspect() -> None:
 # --- dev ----------------------------------------------------------------------------------
 
 
+def node_says(directory: Path, version: str) -> None:
+    """A stand-in node that only knows its version."""
+    write_program(directory, "node", f"print({version!r})\n")
+
+
 def test_dev_runs_the_inspector_with_the_server_command(tmp_path: Path) -> None:
     # A stand-in npx that shows what it was given, so nothing is downloaded.
     write_program(tmp_path, "npx", "import json, sys\nprint(json.dumps(sys.argv[1:]))\n")
+    node_says(tmp_path, "v22.19.0")
     env = {
         **os.environ,
         "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}",
@@ -246,7 +252,12 @@ def test_dev_runs_the_inspector_with_the_server_command(tmp_path: Path) -> None:
     serve = [sys.executable, "-m", "transports", "serve", "examples/hello.py"]
     expected = ["@modelcontextprotocol/inspector", "-e", f"PYTHONPATH={ROOT}", "--", *serve]
     assert json.loads(done.stdout) == expected
-    assert done.stderr.startswith(f"mcp-core: running {tmp_path / 'npx'} @modelcontextprotocol/")
+    said = done.stderr.splitlines()
+    assert said[0] == (
+        "mcp-core: npx fetches @modelcontextprotocol/inspector (the MCP Inspector, from npm) "
+        "unless it is cached, and asks before downloading it"
+    )
+    assert said[1].startswith(f"mcp-core: running {tmp_path / 'npx'} @modelcontextprotocol/")
     url = "http://127.0.0.1:8000/mcp"
     assert inspector_argv("npx", url) == [
         "npx",
@@ -263,8 +274,24 @@ def test_dev_without_node_says_so(tmp_path: Path) -> None:
     assert "npx is not on PATH" in done.stderr and "Node.js" in done.stderr
 
 
+@pytest.mark.parametrize("version", ["v20.20.2", "v22.18.1", "not a version"])
+def test_dev_on_an_old_node_says_what_it_needs(tmp_path: Path, version: str) -> None:
+    write_program(tmp_path, "npx", "raise SystemExit('should not run')\n")
+    node_says(tmp_path, version)
+    env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
+    done = run_cli("dev", "examples/hello.py", env=env)
+    assert (done.returncode, done.stdout) == (1, "")
+    said = version[1:6] if version[0] == "v" else "an unknown version"
+    assert done.stderr == (
+        "mcp-core: error: the MCP Inspector needs Node.js 22.19 or newer, and "
+        f"{tmp_path / 'node'} is {said}; install a newer one (https://nodejs.org), "
+        "or try the server with `mcp-core inspect` and `mcp-core call`\n"
+    )
+
+
 def test_dev_with_a_missing_file(tmp_path: Path) -> None:
     write_program(tmp_path, "npx", "raise SystemExit('should not run')\n")
+    node_says(tmp_path, "v24.1.0")
     env = {**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"}
     done = run_cli("dev", shlex.quote("nothere.py"), env=env)
     assert (done.returncode, done.stderr) == (2, "mcp-core: error: nothere.py: no such file\n")

@@ -18,11 +18,13 @@ import pytest
 from asgi_helpers import mounted, uvicorn_serving
 from http_helpers import (
     LIMIT,
+    META,
     Gates,
     RawClient,
     call,
     initialize,
     make_server,
+    modern_headers,
     open_session,
 )
 
@@ -140,3 +142,38 @@ async def test_lifespan_and_a_request_on_any_backend(anyio_backend: str) -> None
             shutdown.set()
     assert lifespan_out == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
     assert app.service.sessions == {} and not app.service.is_running
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_lifespan_shutdown_ends_a_listen_stream_with_its_completion_result(
+    anyio_backend: str,
+) -> None:
+    # Issue 30 item 7: a 2026-07-28 listen stream open at lifespan shutdown was
+    # cancelled mid-body. 2026-07-28 basic/patterns/subscriptions.mdx "Graceful
+    # Closure": it gets the completion result, then its body ends.
+    app = asgi_app(make_server(Gates()))
+    params = {"notifications": {"toolsListChanged": True}, "_meta": META}
+    listen = {"jsonrpc": "2.0", "id": 4, "method": "subscriptions/listen", "params": params}
+    stream = Exchange(
+        "POST",
+        json.dumps(listen).encode(),
+        accept="application/json, text/event-stream",
+        content_type="application/json",
+        **{k.replace("_", "-"): v for k, v in modern_headers("subscriptions/listen").items()},
+    )
+    with anyio.fail_after(LIMIT):
+        async with anyio.create_task_group() as tg:
+            async with app.running():
+                tg.start_soon(app, stream.scope, stream.receive, stream.send)
+                while b"acknowledged" not in stream.body:
+                    await anyio.sleep(0.01)  # polled: the exchange wakes nobody
+            await stream.done.wait()  # the last body message, more_body False
+    end = json.loads(stream.body.split(b"data: ")[-1])
+    assert end == {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "result": {
+            "resultType": "complete",
+            "_meta": {"io.modelcontextprotocol/subscriptionId": 4},
+        },
+    }

@@ -5,6 +5,7 @@ adapter does is in test_http_server.py and test_asgi.py."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
@@ -162,6 +163,40 @@ async def test_refusals(served: Served) -> None:
         raw.target = raw.target.replace("/mcp", "/other")
         await raw.send("POST", initialize())
         assert (await raw.answer()).status == 404
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "says"),
+    [
+        (b'"arguments":{"text":"\xff"}', -32700, "invalid UTF-8 (byte 0xff at offset "),
+        (b'"arguments":{"text":"\\ud800"}', -32700, "lone UTF-16 surrogate \\ud800"),
+        (b"", -32600, "Number out of range - at `$.id`"),
+    ],
+    ids=["bad-utf8-in-params", "lone-surrogate", "id-1e999"],
+)
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+async def test_a_malformed_body_gets_400_with_words_for_it(
+    served: Served, era: str, body: bytes, code: int, says: str
+) -> None:
+    # Issue 30 item 8: invalid UTF-8 inside a string got 200 and an error event on
+    # a legacy session's stream, where every other parse error gets 400; "\ud800"
+    # got "Input data was truncated"; "id": 1e999 "must be a JSON object".
+    async with served(make_server(Gates())) as client, client() as raw:
+        if era == "2026-07-28":
+            meta = json.dumps(META).encode()
+            headers = modern_headers("tools/call", "echo")
+        else:
+            meta = b"{}"
+            headers = {"mcp_session_id": await open_session(raw)}
+        # No body: an id past a float's range.
+        whole = b'{"jsonrpc":"2.0","id":' + (b"1" if body else b"1e999")
+        whole += b',"method":"tools/call","params":{"name":"echo",'
+        whole += (body or b'"arguments":{"text":"a"}') + b',"_meta":' + meta + b"}}"
+        await raw.send("POST", whole, **headers)
+        answer = await raw.answer()
+        assert answer.status == 400, answer.body
+        error = answer.json()["error"]
+        assert error["code"] == code and says in error["message"], error
 
 
 # --- JSON-RPC batches: 2025-03-26 only (its basic/transports.mdx "Sending Messages to

@@ -15,7 +15,7 @@ from mcp_core import Server
 from mcp_core.http.decisions import AuthRefusal, HttpRequest
 from mcp_core.http.server import HttpServerConfig
 from transports import connect_http
-from transports.http.client import HttpError
+from transports.http.client import HttpError, HttpStatusError, OutcomeUnknownError
 from transports.http.oauth import OAuth
 from transports.http.server import HttpServer
 
@@ -79,9 +79,14 @@ async def fails_with(script: Script, words: str, timeout: float = 5.0) -> None:
     oauth = OAuth(client_id="pre", user_agent=user, timeout=timeout)
     with anyio.fail_after(LIMIT):
         async with world(script) as url:
-            with pytest.raises(HttpError, match=words):
+            with pytest.raises(HttpError, match=words) as failed:
                 async with connect_http(url, auth=oauth) as client:
                     await client.list_tools()
+    # Issue 30 item 8: the server refused the request (401) before anything ran,
+    # which is no OutcomeUnknownError ("may have acted on it").
+    error = failed.value
+    assert isinstance(error, HttpStatusError) and error.status == 401, repr(error)
+    assert not isinstance(error, OutcomeUnknownError)
 
 
 async def test_html_instead_of_metadata() -> None:

@@ -66,6 +66,14 @@ class HttpServer:
         self.url = line.rsplit(" on ", 1)[1].strip()
         self.port = int(self.url.split(":")[2].split("/")[0])
 
+    async def stop(self) -> int:
+        """SIGTERM: a graceful shutdown; returns the exit status."""
+        assert self.process is not None
+        self.process.terminate()
+        status = await self.process.wait()
+        self.process = None
+        return status
+
     async def kill(self) -> None:
         if self.process is not None:
             self.process.kill()

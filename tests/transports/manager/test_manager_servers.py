@@ -163,6 +163,24 @@ async def test_an_http_server_killed_and_restarted() -> None:
                 assert status.transport == "streamable-http" and status.attempts == 0
 
 
+async def test_a_call_to_a_server_that_refuses_the_connection_was_not_sent() -> None:
+    # Issue 30 item 8: it said "may or may not have run", of a request never sent.
+    with anyio.fail_after(LIMIT):
+        async with http_server(MANAGER_SERVER) as upstream:
+            config = ServerConfig(name="web", url=upstream.url, max_reconnect_attempts=100)
+            options = {"revisions": ("2026-07-28",)}
+            async with Manager([config], backoff=FAST, client_options=options) as manager:
+                await manager.wait_for("web", "connected", LIMIT)
+                await upstream.kill()
+                # Whether the listen stream or the call finds the server gone
+                # first, the call was not sent, and the error says so.
+                with pytest.raises(ServerUnavailable) as refused:
+                    await manager.call_tool("web.pid")
+                said = str(refused.value)
+                assert "server 'web' " in said and "the call of tool 'pid' was not sent" in said
+                assert "may or may not" not in said and "acted on it" not in said
+
+
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
 async def test_an_idle_http_server_killed_is_noticed_without_a_request(era: str) -> None:
     # 2026-07-28: the listen stream fails once the HTTP client gives up on it;
@@ -180,6 +198,36 @@ async def test_an_idle_http_server_killed_is_noticed_without_a_request(era: str)
                 await upstream.kill()
                 await manager.wait_until(lambda: manager.status_of("web").state != "connected")
                 assert manager.status_of("web").last_error is not None
+                await upstream.start()
+                await manager.wait_for("web", "connected", LIMIT)
+                assert only_text(await manager.call_tool("web.pid")).isdigit()
+
+
+async def test_a_server_shutting_down_ends_the_listen_stream_cleanly() -> None:
+    # Issue 30 item 7: SIGTERM with a listen stream open took the whole grace period
+    # (10 s) and broke the stream, so the link saw OutcomeUnknownError. The server
+    # now answers the listen request and exits; the link listens again, finds the
+    # server gone, and reconnects as for any loss.
+    with anyio.fail_after(LIMIT):
+        async with http_server(MANAGER_SERVER) as upstream:
+            config = ServerConfig(name="web", url=upstream.url, max_reconnect_attempts=100)
+            options = {"revisions": ("2026-07-28",)}
+            async with Manager(
+                [config], backoff=FAST, client_options=options, trace=True
+            ) as manager:
+                await manager.wait_for("web", "connected", LIMIT)
+
+                def events() -> list[str]:
+                    return [e.method for e in manager.trace("web") if e.direction == "event"]
+
+                while "notifications/subscriptions/acknowledged" not in {
+                    e.method for e in manager.trace("web")
+                }:
+                    await anyio.sleep(0.01)  # polled: the trace wakes nobody
+                with anyio.fail_after(LIMIT / 6):  # far less than the grace period
+                    assert await upstream.stop() == 0
+                await manager.wait_until(lambda: "listening ended" in events())
+                assert "listening failed" not in events()
                 await upstream.start()
                 await manager.wait_for("web", "connected", LIMIT)
                 assert only_text(await manager.call_tool("web.pid")).isdigit()

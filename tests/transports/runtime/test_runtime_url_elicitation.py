@@ -120,6 +120,39 @@ async def test_url_elicitation_required(era: str) -> None:
             assert (opened.mode, opened.url) == ("url", "https://example.com/connect")
 
 
+async def test_a_url_elicitation_still_asked_after_it_was_opened_ends_the_call(
+    era: str,
+) -> None:
+    # Issue 30 item 6: a handler that keeps raising (the user has not finished out
+    # of band) made a 2026-07-28 client open the URL 32 times in a few ms. The
+    # client opens it once and retries once (2026-07-28 client/elicitation.mdx
+    # "URL Mode Flow"); asked again, the call ends with the -32042 error of
+    # 2025-11-25, for the application to retry when the user is done.
+    server = Server("urls", "1.0")
+    calls: list[int] = []
+
+    @server.tool
+    def files(ctx: Context) -> str:
+        calls.append(1)
+        raise UrlElicitationRequiredError(
+            [url_elicitation("https://example.com/connect", "Connect", elicitation_id="c1")]
+        )
+
+    browser = Browser()
+    async with connected(server, era, elicitation_url=browser) as client:
+        with pytest.raises(UrlElicitationRequiredError) as required:
+            await client.call_tool("files")
+    assert required.value.code == URL_ELICITATION_REQUIRED
+    (elicitation,) = required.value.elicitations
+    assert elicitation.url == "https://example.com/connect"
+    # 2025-11-25: the error at once, the application opens the URL; 2026-07-28: the
+    # client opened it once, the retry asked again.
+    assert [p.url for p in browser.opened] == (
+        [] if era == "legacy" else ["https://example.com/connect"]
+    )
+    assert len(calls) == (1 if era == "legacy" else 2)
+
+
 async def test_a_client_without_url_mode_is_not_sent_one(era: str) -> None:
     async def form_only(params: ElicitRequestParams) -> ElicitResult:
         return ElicitResult(action="decline")

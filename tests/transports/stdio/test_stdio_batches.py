@@ -49,7 +49,7 @@ def make_server(gate: anyio.Event) -> Server:
         return text
 
     @server.tool
-    async def opaque() -> CallToolResult:
+    async def opaque(text: str = "") -> CallToolResult:
         # Passed through as returned: nothing checks it before it is encoded. Async,
         # so that it answers at once, in its turn (a plain function runs in a thread).
         return CallToolResult(content=[], structured_content={"handle": object()})

@@ -1,0 +1,620 @@
+# Worker threads for plain-function (``def``) handlers: a warm pool and a cheap hand-off.
+#
+# Why not `anyio.to_thread.run_sync`. A handler written as a plain function may block
+# (a file, a database driver), so the runtime runs it in a worker thread, and that
+# hop used to be most of what such a call cost: anyio's per call machinery (a
+# checkpoint, a CapacityLimiter, a CancelScope, a Queue per worker with its
+# Condition, a `call_soon_threadsafe` per result) and one thread wake-up per call
+# even when many calls are in flight. Here:
+#
+#   submit      the loop thread appends the job to the pool's queue and wakes one
+#               sleeping worker only if no worker is awake and idle: a burst of
+#               calls (16 in flight, read in one go) wakes one thread, which runs
+#               them one after another.
+#   blocking    a worker that takes a job while others wait behind it arms the
+#               watchdog: a thread that looks every `GRACE` seconds whether the
+#               queue moved, and, if not (every awake worker is stuck in a
+#               handler), wakes or starts another worker. So a handler that blocks
+#               stalls no other request for more than about `GRACE` (Go's runtime
+#               retakes a processor from a blocked system call the same way).
+#   completion  a worker appends its finished job to its event loop's `_Inbox` and
+#               wakes the loop only when that inbox goes from empty to non-empty:
+#               one wake-up carries every job finished meanwhile.
+#   waiting     the calling task waits on the cheapest thing its loop offers (an
+#               asyncio Future; trio's wait_task_rescheduled), which the inbox
+#               resolves on the loop thread.
+#   cancelling  a cancelled caller stops waiting at once and its job is abandoned,
+#               as ``abandon_on_cancel=True`` does: a job not yet started never
+#               runs, a running one finishes on its own and its result is dropped
+#               (its thread is not counted against `max_threads` meanwhile).
+#
+# The pool is the process's, shared by every event loop (a job carries its loop's
+# inbox). Threads are daemons, kept warm: `KEEP` of them wait for work for ever,
+# the others exit after `IDLE_SECONDS` without any.
+#
+# What a handler could do in anyio's worker threads still works: it runs in a copy
+# of the caller's contextvars (with sniffio's "current async library" cleared, as
+# anyio does), and `anyio.from_thread.run_sync` / `run` reach the caller's loop
+# (this module sets anyio's thread-local loop token around the job, see
+# `_claim_anyio_token`). `cancelled()` tells a handler whose request was cancelled.
+#
+# Everything that depends on an event loop's internals is in the section "loop
+# links" below: `_asyncio_link`, `_trio_link` and `_claim_anyio_token`. An event
+# loop with no link (or `use_pool(False)`) runs jobs with plain
+# `anyio.to_thread.run_sync(fn, abandon_on_cancel=True)`. trio is imported only when
+# a trio loop asks for a link.
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, TypeVar
+
+import anyio
+import anyio.to_thread
+
+__all__ = [
+    "DEFAULT_MAX_THREADS",
+    "GRACE",
+    "IDLE_SECONDS",
+    "KEEP",
+    "cancelled",
+    "run_sync",
+    "set_max_threads",
+    "use_pool",
+]
+
+_T = TypeVar("_T")
+
+DEFAULT_MAX_THREADS: Final = 40
+"""Jobs run at once (anyio's default thread limiter has as many); more wait in
+order. Abandoned jobs still running do not count."""
+
+KEEP: Final = 2
+"""Idle workers that never exit."""
+
+IDLE_SECONDS: Final = 10.0
+"""How long a worker beyond `KEEP` waits for work before it exits."""
+
+GRACE: Final = 0.002
+"""How long a queued job may wait while every awake worker is busy before the
+watchdog adds a worker (the longest a blocking handler delays another)."""
+
+_QUEUED: Final = 0
+_RUNNING: Final = 1
+_FINISHED: Final = 2
+
+
+class _Job:
+    """One call: the function and its context, then its outcome."""
+
+    __slots__ = ("abandoned", "context", "error", "fn", "inbox", "result", "state", "waiter")
+
+    def __init__(self, fn: Callable[[], Any], context: contextvars.Context, inbox: _Inbox) -> None:
+        self.fn = fn
+        self.context = context
+        self.inbox = inbox
+        self.state = _QUEUED
+        self.abandoned = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+        #: What the loop side resolves (an asyncio Future, a trio task).
+        self.waiter: Any = None
+
+
+class _Worker:
+    """A pool thread's wake-up: a lock held while it sleeps, released to wake it."""
+
+    __slots__ = ("wake",)
+
+    def __init__(self) -> None:
+        self.wake = threading.Lock()
+        self.wake.acquire()
+
+
+_current = threading.local()
+
+
+def cancelled() -> bool:
+    """In a worker thread running a plain-function handler: True once the request
+    it serves was cancelled (its answer will be dropped; stopping early is up to
+    the handler). False anywhere else."""
+    job = getattr(_current, "job", None)
+    return job is not None and job.abandoned
+
+
+class _Pool:
+    """The process's worker threads (see the module's notes)."""
+
+    def __init__(self, max_threads: int = DEFAULT_MAX_THREADS) -> None:
+        self._lock = threading.Lock()
+        self._jobs: deque[_Job] = deque()
+        self._sleepers: list[_Worker] = []
+        #: Workers awake with no job: each will look at the queue before sleeping.
+        self._free = 0
+        #: Worker threads, less those lost to an abandoned job still running.
+        self._threads = 0
+        self.max_threads = max_threads
+        #: Jobs taken so far: the watchdog's sign that the queue moves.
+        self._taken = 0
+        self._watch = threading.Condition(self._lock)
+        self._watching = False
+        self._watchdog: threading.Thread | None = None
+        #: Loops whose results a worker holds back while it runs more jobs.
+        self._unwoken: set[_Inbox] = set()
+
+    # --- the loop side ----------------------------------------------------------------
+
+    def submit(self, job: _Job) -> None:
+        with self._lock:
+            self._jobs.append(job)
+            if not self._free:
+                self._add_worker()
+
+    def abandon(self, job: _Job) -> None:
+        """The caller stopped waiting for ``job``."""
+        with self._lock:
+            job.abandoned = True
+            if job.state == _RUNNING:
+                self._threads -= 1  # its thread is lost to it until it returns
+
+    def _add_worker(self) -> None:
+        # Under the lock: wake the most recently idle worker, or start one.
+        if self._sleepers:
+            self._free += 1
+            self._sleepers.pop().wake.release()
+        elif self._threads < self.max_threads:
+            self._free += 1
+            self._threads += 1
+            thread = threading.Thread(target=self._work, name="mcp-core worker", daemon=True)
+            thread.start()
+
+    # --- the worker threads -----------------------------------------------------------
+
+    def _take(self) -> _Job | None:
+        # Under the lock, by a free worker.
+        jobs = self._jobs
+        while jobs:
+            job = jobs.popleft()
+            if job.abandoned:
+                continue  # cancelled before it started: never run
+            self._free -= 1
+            self._taken += 1
+            job.state = _RUNNING
+            if jobs:
+                self._arm_watchdog()  # others wait behind a job that may block
+            return job
+        return None
+
+    def _work(self) -> None:
+        _no_wake_preemption()
+        me: _Worker | None = None
+        # Loops this worker has results for and has not woken yet.
+        owed: set[_Inbox] | None = None
+        lock = self._lock
+        while True:
+            with lock:
+                job = self._take()
+                if job is None:
+                    if me is None:
+                        me = _Worker()
+                    self._free -= 1
+                    self._sleepers.append(me)
+            if job is None:
+                assert me is not None
+                if not self._sleep(me):
+                    return
+                continue
+            _run(job)
+            inbox = job.inbox
+            with lock:
+                job.state = _FINISHED
+                if job.abandoned:
+                    if self._threads >= self.max_threads:
+                        if owed:
+                            for other in owed:
+                                other.wake()
+                        return  # replaced meanwhile
+                    self._threads += 1
+                else:
+                    inbox.post(job)
+                self._free += 1
+                more = bool(self._jobs)
+                if more:
+                    self._unwoken.add(inbox)
+                    self._arm_watchdog()  # it wakes loops whose results wait
+            if more:
+                # Jobs are waiting: run them before waking the loop, which would
+                # take the GIL from this thread at once (its wake-up is a write,
+                # and so are the answers it sends). One wake-up for the batch.
+                if owed is None:
+                    owed = set()
+                owed.add(inbox)
+            else:
+                inbox.wake()
+                if owed:
+                    for other in owed:
+                        other.wake()
+                    owed.clear()
+
+    def _sleep(self, me: _Worker) -> bool:
+        # Wait to be woken (counted free by the waker); False: exit.
+        if me.wake.acquire(timeout=IDLE_SECONDS):
+            return True
+        with self._lock:
+            if me not in self._sleepers:
+                me.wake.acquire()  # woken as the wait ended: the release is there
+                return True
+            if self._threads > KEEP:
+                self._sleepers.remove(me)
+                self._threads -= 1
+                return False
+        me.wake.acquire()
+        return True
+
+    # --- the watchdog -----------------------------------------------------------------
+
+    def _arm_watchdog(self) -> None:
+        # Under the lock.
+        if not self._watching:
+            self._watching = True
+            self._ensure_watchdog()
+            self._watch.notify()
+
+    def _ensure_watchdog(self) -> None:
+        if self._watchdog is None:
+            self._watchdog = threading.Thread(
+                target=self._watch_queue, name="mcp-core worker watchdog", daemon=True
+            )
+            self._watchdog.start()
+
+    def _watch_queue(self) -> None:
+        watch = self._watch
+        while True:
+            with watch:
+                while not self._watching:
+                    watch.wait()
+                seen = self._taken
+            time.sleep(GRACE)
+            with watch:
+                # Results a busy worker holds back for its batch wait at most GRACE.
+                unwoken, self._unwoken = self._unwoken, set()
+                jobs = self._jobs
+                while jobs and jobs[0].abandoned:
+                    jobs.popleft()
+                if not jobs and not unwoken:
+                    self._watching = False
+                elif jobs and self._taken == seen and not self._free:
+                    self._add_worker()  # every awake worker is stuck: one more
+            for inbox in unwoken:
+                inbox.wake()
+
+
+def _no_wake_preemption() -> None:
+    # Linux: a woken worker does not preempt the event loop's thread, which holds
+    # the GIL when it wakes one (the worker would only wait for it).
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+
+
+def _run(job: _Job) -> None:
+    _current.job = job
+    token = job.inbox.anyio_token
+    claimed = token is not None and _claim_anyio_token(token)
+    try:
+        job.result = job.context.run(job.fn)
+    except BaseException as exc:
+        job.error = exc
+    finally:
+        _current.job = None
+        if claimed:
+            _release_anyio_token()
+
+
+_pool = _Pool()
+
+
+def _reset_after_fork() -> None:
+    # A child process has none of its parent's threads.
+    global _pool
+    _pool = _Pool(_pool.max_threads)
+    _inboxes.__dict__.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+def set_max_threads(count: int) -> None:
+    """How many plain-function handlers run at once in the process (default
+    `DEFAULT_MAX_THREADS`); more wait for a thread, in order."""
+    if count < 1:
+        raise ValueError("at least one thread")
+    _pool.max_threads = count
+
+
+_use_pool = True
+
+
+def use_pool(enabled: bool) -> None:
+    """False: run jobs with `anyio.to_thread.run_sync` (anyio's worker threads and
+    default limiter) rather than this module's pool; for comparison and tests."""
+    global _use_pool
+    _use_pool = enabled
+
+
+# --- the loop side of a job ---------------------------------------------------------------
+
+
+class _Inbox:
+    """Finished jobs of one event loop, handed back with one wake-up per batch.
+
+    Workers append to a deque and wake the loop only when no wake-up is pending;
+    the loop clears the flag before it empties the deque, so a job appended while
+    it drains is either taken by that drain or wakes it again (at worst once too
+    often). Every step is a single operation the GIL makes atomic.
+    """
+
+    __slots__ = ("_armed", "_done", "anyio_token", "call_soon", "current", "resolve", "wait")
+
+    def __init__(self, link: _Link) -> None:
+        self._done: deque[_Job] = deque()
+        self._armed = False
+        self.call_soon, self.current, self.wait, self.resolve = link
+        #: anyio's loop token, for `anyio.from_thread` in a worker.
+        self.anyio_token = _anyio_token()
+
+    def post(self, job: _Job) -> None:
+        """From a worker: ``job`` finished (`wake` the loop to hand it over)."""
+        self._done.append(job)
+
+    def wake(self) -> None:
+        """From a worker: have the loop take what was posted, unless it will."""
+        if not self._armed and self._done:
+            self._armed = True
+            # A RuntimeError: the loop has closed, nobody waits any more.
+            with contextlib.suppress(RuntimeError):
+                self.call_soon(self._drain)
+
+    def _drain(self) -> None:
+        self._armed = False
+        done = self._done
+        resolve = self.resolve
+        while done:
+            job = done.popleft()
+            if not job.abandoned:
+                resolve(job)
+
+
+_inboxes = threading.local()
+
+
+def _inbox() -> _Inbox | None:
+    # The running loop's inbox (one per loop; a thread runs one loop at a time).
+    inbox: _Inbox | None = getattr(_inboxes, "inbox", None)
+    if inbox is not None and inbox.current():
+        return inbox
+    link = _link()
+    if link is None:
+        return None
+    inbox = _inboxes.inbox = _Inbox(link)
+    return inbox
+
+
+async def run_sync(fn: Callable[[], _T]) -> _T:
+    """Run ``fn`` in a worker thread and return its result (or raise its
+    exception). Cancelled, it stops waiting at once and abandons the job (see the
+    module's notes)."""
+    inbox = _inbox() if _use_pool else None
+    if inbox is None:
+        return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
+    context = contextvars.copy_context()
+    if _sniffio_cvar is not None:
+        context.run(_sniffio_cvar.set, None)
+    job = _Job(fn, context, inbox)
+    result: _T = await inbox.wait(job)
+    return result
+
+
+def _submit(job: _Job) -> None:
+    _pool.submit(job)
+
+
+def _abandon(job: _Job) -> None:
+    _pool.abandon(job)
+
+
+def _error(job: _Job) -> BaseException | None:
+    # The job's exception, taken (no cycle through its traceback); StopIteration
+    # cannot cross a coroutine (anyio makes it a RuntimeError too).
+    error, job.error = job.error, None
+    if isinstance(error, StopIteration):
+        wrapped = RuntimeError("the function raised StopIteration")
+        wrapped.__cause__ = error
+        return wrapped
+    return error
+
+
+try:
+    import sniffio
+
+    _sniffio_cvar: contextvars.ContextVar[str | None] | None = sniffio.current_async_library_cvar
+except ImportError:  # pragma: no cover - anyio works without sniffio
+    _sniffio_cvar = None
+
+
+# --- loop links: everything that depends on an event loop's internals ---------------------
+
+_Link = tuple[
+    Callable[[Callable[[], None]], None],  # call_soon: from any thread, run on the loop
+    Callable[[], bool],  # current: is this still the loop running in this thread?
+    Callable[[_Job], Awaitable[Any]],  # wait: submit the job and wait for it
+    Callable[[_Job], None],  # resolve: on the loop, wake the job's waiter
+]
+
+
+def _link() -> _Link | None:
+    """How to reach the running event loop, or None (then anyio's threads serve)."""
+    import asyncio
+
+    loop = asyncio._get_running_loop()
+    if loop is not None:
+        return _asyncio_link(loop)
+    if "trio" in sys.modules:
+        return _trio_link()
+    return None
+
+
+def _asyncio_link(loop: Any) -> _Link:
+    """An asyncio loop: `call_soon_threadsafe`, and an asyncio Future per job (anyio's
+    cancel scopes cancel a task waiting on one as on anything else)."""
+    import asyncio
+
+    get_running_loop = asyncio._get_running_loop
+    CancelledError = asyncio.CancelledError
+    submit = _submit
+
+    def current() -> bool:
+        return get_running_loop() is loop
+
+    async def wait(job: _Job) -> Any:
+        future = job.waiter = loop.create_future()
+        submit(job)
+        try:
+            return await future
+        except CancelledError:
+            _abandon(job)
+            raise
+
+    def resolve(job: _Job) -> None:
+        future = job.waiter
+        if not future.done():
+            error = _error(job)
+            if error is None:
+                future.set_result(job.result)
+            else:
+                future.set_exception(error)
+
+    return loop.call_soon_threadsafe, current, wait, resolve
+
+
+def _trio_link() -> _Link | None:
+    """A trio run: its token's `run_sync_soon`, and the waiting task rescheduled by
+    hand (`wait_task_rescheduled`, whose abort abandons the job)."""
+    import outcome
+    import trio
+
+    try:
+        token = trio.lowlevel.current_trio_token()
+    except RuntimeError:
+        return None
+    lowlevel = trio.lowlevel
+    current_token = lowlevel.current_trio_token
+    submit = _submit
+
+    def current() -> bool:
+        try:
+            return current_token() is token
+        except RuntimeError:
+            return False
+
+    async def wait(job: _Job) -> Any:
+        job.waiter = lowlevel.current_task()
+        submit(job)
+
+        def abort(_: Any) -> Any:
+            _abandon(job)
+            return lowlevel.Abort.SUCCEEDED
+
+        return await lowlevel.wait_task_rescheduled(abort)
+
+    def resolve(job: _Job) -> None:
+        error = _error(job)
+        lowlevel.reschedule(
+            job.waiter, outcome.Value(job.result) if error is None else outcome.Error(error)
+        )
+
+    return token.run_sync_soon, current, wait, resolve
+
+
+def _anyio_token() -> Any:
+    """anyio's token for the running loop, made to work in our threads, or None.
+
+    Called with no ``token=``, `anyio.from_thread.run_sync` / ``run`` take the token
+    anyio keeps in a thread-local and hand the backend no native token: trio then
+    looks for its own thread-local, which only trio's worker threads have. So the
+    token we put there has a backend of ours that always passes the native token
+    on (`_ThreadSide`), and whose ``check_cancelled`` asks `cancelled`.
+    """
+    try:
+        token = anyio.lowlevel.current_token()
+    except Exception:  # anyio does not know this loop: `anyio.from_thread` cannot reach it
+        return None
+    side = _ThreadSide(token.backend_class, token.native_token)
+    return anyio.lowlevel.EventLoopToken(side, token.native_token)  # type: ignore[arg-type]
+
+
+class _ThreadSide:
+    """The backend, as `anyio.from_thread` sees it from one of our workers."""
+
+    __slots__ = ("_backend", "_native")
+
+    def __init__(self, backend: Any, native: object) -> None:
+        self._backend = backend
+        self._native = native
+
+    def run_sync_from_thread(self, func: Any, args: Any, token: object = None) -> Any:
+        return self._backend.run_sync_from_thread(func, args, token=self._native)
+
+    def run_async_from_thread(self, func: Any, args: Any, token: object = None) -> Any:
+        return self._backend.run_async_from_thread(func, args, token=self._native)
+
+    def run_sync_soon(self, func: Any, args: Any, token: object = None) -> None:
+        self._backend.run_sync_soon(func, args, token=self._native)
+
+    def check_cancelled(self) -> None:
+        if cancelled():
+            raise _cancelled_error(self._backend.cancelled_exception_class())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._backend, name)
+
+
+def _cancelled_error(cls: type[BaseException]) -> BaseException:
+    # trio.Cancelled has no public constructor; anyio.from_thread.check_cancelled
+    # raises it in trio's threads.
+    create = getattr(cls, "_create", None)
+    if create is not None:
+        try:
+            error: BaseException = create(source="explicit")
+            return error
+        except TypeError:
+            pass
+    return cls()
+
+
+def _claim_anyio_token(token: Any) -> bool:
+    """Make `anyio.from_thread` in this worker reach ``token``'s loop, as in one of
+    anyio's worker threads: anyio keeps the token in a private thread-local. False
+    when this version of anyio has none (then `anyio.from_thread` needs ``token=``)."""
+    threadlocals = getattr(_anyio_eventloop, "threadlocals", None)
+    if threadlocals is None:
+        return False
+    threadlocals.current_token = token
+    return True
+
+
+def _release_anyio_token() -> None:
+    del _anyio_eventloop.threadlocals.current_token
+
+
+try:
+    from anyio._core import _eventloop as _anyio_eventloop
+except ImportError:  # pragma: no cover - a later anyio moved it
+    _anyio_eventloop = None  # type: ignore[assignment]
