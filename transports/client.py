@@ -65,8 +65,11 @@ from mcp_core.session import (
     ProtocolViolation,
     RequestReceived,
 )
+from mcp_core.session.base import CLIENT_CAPABILITIES_KEY
+from mcp_core.session.requests import with_meta
 from mcp_core.types import (
     CallToolResult,
+    ClientCapabilities,
     CompleteResult,
     GetPromptResult,
     Implementation,
@@ -435,6 +438,7 @@ class Client:
         on_progress: ProgressCallback | None = None,
         task: Literal[False] = False,
         ttl_ms: int | None = None,
+        capabilities: ClientCapabilities | None = None,
     ) -> CallToolResult: ...
 
     @overload
@@ -447,6 +451,7 @@ class Client:
         on_progress: ProgressCallback | None = None,
         task: Literal[True],
         ttl_ms: int | None = None,
+        capabilities: ClientCapabilities | None = None,
     ) -> TaskHandle: ...
 
     async def call_tool(
@@ -458,6 +463,7 @@ class Client:
         on_progress: ProgressCallback | None = None,
         task: bool = False,
         ttl_ms: int | None = None,
+        capabilities: ClientCapabilities | None = None,
     ) -> CallToolResult | TaskHandle:
         """Call a tool. A failing tool is a result with ``is_error``, not an exception.
 
@@ -471,6 +477,9 @@ class Client:
                 that a task-only tool refuses (-32021, then sent again declaring
                 the extension), is followed to its end here.
             timeout: seconds each request may take (the call, each poll).
+            capabilities: what this call declares (2026-07-28, in its own
+                ``_meta``) instead of the client's capabilities: a gateway
+                forwards its own client's (see `declaring`).
 
         Raises:
             McpError: a protocol error (unknown tool, invalid params...), or a
@@ -482,14 +491,15 @@ class Client:
         """
 
         def call(as_task: bool) -> Call[CallToolResult]:
-            return task_call(
+            made = task_call(
                 name,
                 arguments,
                 task=as_task,
                 revision=self.revision,
                 ttl_ms=ttl_ms,
-                capabilities=self.session.config.capabilities,
+                capabilities=capabilities or self.session.config.capabilities,
             )
+            return made if as_task else self.declaring(made, capabilities)
 
         try:
             result: Any = await self._call(call(task), timeout, on_progress)
@@ -519,9 +529,23 @@ class Client:
         arguments: Mapping[str, str] | None = None,
         *,
         timeout: float | None = None,
+        capabilities: ClientCapabilities | None = None,
     ) -> GetPromptResult:
-        """Get a prompt, with its arguments filled in."""
-        return await self._call(requests.get_prompt(name, arguments), timeout)
+        """Get a prompt, with its arguments filled in (``capabilities``: as for
+        `call_tool`)."""
+        call = self.declaring(requests.get_prompt(name, arguments), capabilities)
+        return await self._call(call, timeout)
+
+    def declaring(self, call: Call[_R], capabilities: ClientCapabilities | None) -> Call[_R]:
+        """``call`` declaring ``capabilities`` in its own ``_meta`` instead of
+        the session's (2026-07-28 basic/index.mdx: a request's capabilities
+        travel in its ``_meta``, and a server asks for input only within them),
+        its retries too; unchanged in the handshake era, whose capabilities are
+        the session's, or without ``capabilities``."""
+        if capabilities is None or self.session.era != "modern":
+            return call
+        params = with_meta(call.params, {CLIENT_CAPABILITIES_KEY: capabilities})
+        return Call(call.method, params, call.result_type)
 
     async def complete(
         self,

@@ -33,7 +33,15 @@ from .config import (
     server_config,
     unknown_keys,
 )
-from .gateway import PARKED_KEY, RELAYED, Gateway, Question, state_error
+from .gateway import (
+    PARKED_KEY,
+    RELAYED,
+    Gateway,
+    Question,
+    forwarded,
+    new_call_id,
+    state_error,
+)
 from .names import MAX_SAFE_LENGTH, Collision, Names, assign_names, describe, sanitise
 from .trace import REDACTED, Trace, TraceEntry, redact_headers
 
@@ -68,6 +76,8 @@ __all__ = [
     "assign_names",
     "changed_kind",
     "describe",
+    "forwarded",
+    "new_call_id",
     "parse_servers",
     "read_servers",
     "redact_headers",

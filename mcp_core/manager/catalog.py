@@ -222,6 +222,17 @@ class Catalog:
         """The (server, name on the server) a union name of ``kind`` stands for."""
         return self._naming(kind).by_name.get(name)
 
+    def task_support(self, server: str, tool: str) -> str | None:
+        """How ``server`` listed ``tool``'s ``execution.taskSupport``: "optional",
+        "required" (a client MUST call it as a task, 2025-11-25
+        basic/utilities/tasks.mdx "Tool-Level Negotiation"), or None."""
+        for item in self._items(server, "tools"):
+            if item.name == tool:
+                execution = getattr(item, "execution", None)
+                support = getattr(execution, "task_support", None)
+                return support if support in ("optional", "required") else None
+        return None
+
     def owners_of(self, uri: str) -> Sequence[str]:
         """The servers whose listed resources include ``uri`` (exactly)."""
         return [

@@ -27,10 +27,40 @@ the gateway client whose call caused them:
   its own for the whole call ("1", "2"...), so an answer never counts for a
   later question. A ``requestState`` naming a call that is not waiting for it
   gets the error the Server gives any bad ``requestState`` (`state_error`).
+
+Which client capabilities the upstreams are told (`forwarded`):
+
+- a 2026-07-28 upstream reads a client's capabilities in each request's
+  ``_meta`` (2026-07-28 basic/index.mdx), so each forwarded call declares
+  exactly what the gateway client that made it declared of sampling (tools
+  and context included), elicitation (form, url) and roots: the upstream asks
+  only what that client can answer, and refuses itself (-32021) a call that
+  needs more; its error reaches the client as it came;
+- a handshake-era upstream's session is one for every gateway client, and its
+  capabilities are settled at ``initialize``: it is told everything the gateway
+  can relay (sampling with tools, elicitation in form and URL modes, roots with
+  ``listChanged``). When it asks for something the client whose call caused
+  the request did not declare, the gateway answers its request with the error
+  that client's own server would get for it (`Context`'s rule: -32021 in
+  2026-07-28, -32600 before, naming the capability in
+  ``data.requiredCapabilities``): the upstream's tool may go on without it, or
+  fail, and its failure carries that error to the client. Declaring less
+  would refuse every client what some can do; declaring per client is not
+  possible on a shared session.
+
+Tasks are the gateway's own: it declares them (the 2025-11-25 capability, the
+2026-07-28 extension) and lists each tool's ``execution.taskSupport`` as its
+upstream does; a call its client asks to be a task becomes a task of the
+gateway's (`Server.task_support`), whose upstream call is plain, or a task of
+the upstream's followed to its end (a tool listed "required"). An upstream's
+questions during it go to the client through the task (`ask_client` on a
+`TaskContext`). So ``tasks`` and the tasks extension are not forwarded as
+capabilities, nor is ``experimental``.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -39,6 +69,8 @@ from msgspec import UNSET
 from ..server.app import Server
 from ..server.context import Context, InputNeeded, McpError
 from ..session.config import missing_client_capability
+from ..tasks.context import TaskContext
+from ..types.base import ClientCapabilities
 from ..types.client import (
     CreateMessageRequest,
     CreateMessageResult,
@@ -51,7 +83,15 @@ from ..types.client import (
 from ..wire import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from .catalog import KINDS, Kind
 
-__all__ = ["PARKED_KEY", "RELAYED", "Gateway", "Question", "state_error"]
+__all__ = [
+    "PARKED_KEY",
+    "RELAYED",
+    "Gateway",
+    "Question",
+    "forwarded",
+    "new_call_id",
+    "state_error",
+]
 
 RELAYED: Final = {
     "sampling": "sampling/createMessage",
@@ -63,6 +103,9 @@ RELAYED: Final = {
 PARKED_KEY: Final = "mcp-core.gateway/parked"
 """The name under which a call's ``requestState`` keeps the id of its parked
 upstream call (`Context.once`)."""
+
+STARTED_KEY: Final = "mcp-core.gateway/started"
+"""The round at which the request's current upstream call started (absent: 0)."""
 
 Question = tuple[str, str, Any]
 """An upstream's question to a 2026-07-28 client: its ``inputRequests`` key, its
@@ -81,6 +124,22 @@ def _input_request(kind: str, params: Any) -> InputRequest:
     if kind == "elicitation":
         return ElicitRequest(params=params)
     return ListRootsRequest()
+
+
+def new_call_id() -> str:
+    """A parked call's id: 128 random bits, so that nobody guesses another's."""
+    return secrets.token_urlsafe(16)
+
+
+def forwarded(capabilities: ClientCapabilities) -> ClientCapabilities:
+    """What a forwarded call declares to a 2026-07-28 upstream, for a gateway
+    client that declared ``capabilities``: its sampling, elicitation and roots,
+    which the gateway relays (see the module)."""
+    return ClientCapabilities(
+        sampling=capabilities.sampling,
+        elicitation=capabilities.elicitation,
+        roots=capabilities.roots,
+    )
 
 
 def state_error(reason: str, detail: str) -> McpError:
@@ -110,7 +169,10 @@ class Gateway(Server):
         self, name: str, version: str, *, instructions: str | None = None, **options: Any
     ) -> None:
         super().__init__(name, version, instructions=instructions, threaded=False, **options)
-        self.declare(*KINDS)
+        # Tasks: a tool its upstream lists as task-capable runs as a task of the
+        # gateway's when its client asks (`Server.task_support`), however its
+        # upstream runs it.
+        self.declare(*KINDS, "tasks")
 
     def lists_changed(self, kind: Kind | None = None) -> None:
         """The union's list of ``kind`` (None: every kind) changed: tell the clients."""
@@ -120,25 +182,43 @@ class Gateway(Server):
     def may_park(self, ctx: Context) -> bool:
         """Whether a forwarded call of ``ctx``'s must run apart from its request,
         to be parked if its upstream asks: the client speaks 2026-07-28 and
-        declared at least one capability an upstream's question needs (a client
-        that declared none cannot be asked anything)."""
-        if not ctx.modern:
-            return False
+        declared at least one capability an upstream's question needs, in any
+        mode (a client that declared none cannot be asked anything)."""
+        if not ctx.modern or isinstance(ctx, TaskContext):
+            return False  # a task's questions wait on the task
         capabilities = ctx.client.capabilities
-        return any(
-            missing_client_capability(capabilities, method, UNSET) is None
-            for method in RELAYED.values()
-        )
+        for method in RELAYED.values():
+            missing = missing_client_capability(capabilities, method, UNSET)
+            if missing is None or missing[1] is not None:  # elicitation.url alone
+                return True
+        return False
+
+    async def parked_call(self, ctx: Context) -> tuple[str, int]:
+        """The id of the parked upstream call a 2026-07-28 request names, and
+        the round it started at: a new call when that round is ``ctx.round``."""
+        call_id: str = await ctx.once(PARKED_KEY, new_call_id)
+        started = (ctx._kept or {}).get(STARTED_KEY, 0)
+        return call_id, started if isinstance(started, int) else 0
+
+    def call_again(self, ctx: Context) -> None:
+        """The request's upstream call ended asking for URL elicitations (-32042,
+        a handshake-era upstream): they go to the client as input requests
+        (2026-07-28 has no -32042), and its retry starts a new upstream call,
+        as a direct client's retry would (2025-11-25 client/elicitation.mdx
+        "URL Elicitation Required Error"): a new id in the ``requestState``."""
+        kept = ctx._kept or {}
+        ctx._kept = {**kept, PARKED_KEY: new_call_id(), STARTED_KEY: ctx.round + 1}
 
     async def ask_client(self, ctx: Context | None, kind: str, params: Any = UNSET) -> Any:
         """Relay an upstream's request of ``kind`` (a key of `RELAYED`) to the
         handshake-era gateway client served by ``ctx``; its answer.
 
         Raises:
-            McpError: -32600 when there is no such call (``ctx`` None); for a
-                2026-07-28 client whose call was not parked, the error of a
-                missing capability (-32021), else -32600; the client's own
-                error when it refuses.
+            McpError: -32600 when there is no such call (``ctx`` None); the
+                error of a missing capability when the client did not declare
+                what the request needs (-32021 in 2026-07-28, -32600 before);
+                for a 2026-07-28 client whose call was not parked, -32600; the
+                client's own error when it refuses.
         """
         method = RELAYED[kind]
         if ctx is None:
@@ -147,8 +227,12 @@ class Gateway(Server):
                 f"the gateway cannot tell which of its clients {method} is for: no call "
                 "of exactly one client is in flight on this server",
             )
+        ctx._require(method, params)
+        if isinstance(ctx, TaskContext):
+            # The gateway's own task: its client answers through the task
+            # (tasks/update in 2026-07-28, a request with the related task before).
+            return await ctx._ask(method, _input_request(kind, params), _RESULTS[kind], None)
         if ctx.modern:
-            ctx._require(method, params)
             raise McpError(
                 INVALID_REQUEST,
                 f"the gateway cannot ask its client for {method}: its call was not "

@@ -236,7 +236,7 @@ class Server(Routes):
         #: The tasks of this server (mcp_core/tasks): the engine and the methods.
         self.tasks = TaskService(
             TaskEngine(task_store, ttl_ms=task_ttl_ms, poll_interval_ms=task_poll_interval_ms),
-            lambda: any(entry.task for entry in self._tools.values()),
+            self.offers_tasks,
         )
         self._routes.update(self.tasks.routes())
         #: Where HTTP sessions are shared between replicas (see `share_state`).

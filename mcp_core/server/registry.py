@@ -56,7 +56,7 @@ _FEATURE_METHODS: Final = {
     "resources": ("resources/list", "resources/templates/list", "resources/read"),
     "prompts": ("prompts/list", "prompts/get"),
 }
-_DECLARABLE: Final = frozenset({"tools", "resources", "prompts", "completions"})
+_DECLARABLE: Final = frozenset({"tools", "resources", "prompts", "completions", "tasks"})
 
 
 class _ToolEntry:
@@ -587,13 +587,20 @@ class Registry:
         tools, resources or prompts will only be added later.
 
         Args:
-            features: any of "tools", "resources", "prompts", "completions".
+            features: any of "tools", "resources", "prompts", "completions",
+                "tasks" (an advanced ``tools/call`` handler some of whose tools
+                run as tasks: see `Server.task_support`).
         """
         unknown = set(features) - _DECLARABLE
         if unknown:
             raise ValueError(f"unknown features {sorted(unknown)}")
         self._declared.update(features)
         self._generation += 1
+
+    def offers_tasks(self) -> bool:
+        """Whether some tool may run as a task (registered with ``task=``, or
+        "tasks" declared)."""
+        return "tasks" in self._declared or any(entry.task for entry in self._tools.values())
 
     def _offers(self, feature: str) -> bool:
         if feature == "tools":
@@ -628,7 +635,7 @@ class Registry:
         prompts = self._offers("prompts")
         resources = self._offers("resources") or subscribe
         completions = self._completion is not None or "completions" in self._declared
-        tasks = any(entry.task for entry in self._tools.values())
+        tasks = self.offers_tasks()
         # The same answer for the same registry: every session of an HTTP server
         # asks (once per 2026-07-28 request), and the answer is a few Structs.
         key = (tools, prompts, resources, subscribe, completions, tasks)

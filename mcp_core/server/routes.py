@@ -11,7 +11,7 @@ handlers' failures are -32603. Each is logged (failures.py).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from types import CoroutineType
 from typing import Any, TypeVar
@@ -86,6 +86,10 @@ class Routes(RoundTrips):
     page_size: int | None
     mask_errors: bool
     tasks: TaskService
+    #: With an advanced ``tools/call`` handler and "tasks" declared: a tool's
+    #: ``execution.taskSupport`` by name ("optional", "required" or None; maybe
+    #: awaitable), so that its calls become tasks as a registered tool's do.
+    task_support: Callable[[str], Awaitable[str | None] | str | None] | None = None
 
     def _failed(self, what: str, event: RequestReceived, exc: BaseException) -> str:
         # Every handler exception is logged with its traceback; the client is told
@@ -165,12 +169,27 @@ class Routes(RoundTrips):
                 and self.tasks.decide(event, ctx, entry.task)
             ):
                 return self._call_as_task(event, ctx, entry, arguments)
+        elif self.task_support is not None:
+            return self._call_advanced(event, ctx, arguments)
+        return self._call_plain(event, ctx, arguments)
 
+    def _call_plain(self, event: RequestReceived, ctx: Context, arguments: Any) -> Awaitable[Any]:
         if not ctx.modern:
             # Nothing to replay before 2026-07-28 (see _replay): no closure, no frame.
             return self._call_now(event, ctx, arguments)
         run = partial(self._call_now, event, ctx, arguments)
-        return self._replay(event, ctx, params.name, arguments, run)
+        return self._replay(event, ctx, event.params.name, arguments, run)
+
+    async def _call_advanced(self, event: RequestReceived, ctx: Context, arguments: Any) -> Any:
+        # An advanced handler's call, which becomes a task as a registered
+        # tool's would (mcp_core/tasks/serving.py decides) given `task_support`.
+        assert self.task_support is not None
+        support = self.task_support(event.params.name)
+        if inspect.isawaitable(support):
+            support = await support
+        if (support is not None or not ctx.modern) and self.tasks.decide(event, ctx, support):
+            return await self.tasks.start(event, ctx, partial(self._advanced, event))
+        return await self._call_plain(event, ctx, arguments)
 
     def _call_now(self, event: RequestReceived, ctx: Context, arguments: Any) -> Awaitable[Any]:
         # One run of a tools/call (a 2026-07-28 replay may run it again): the

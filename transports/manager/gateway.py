@@ -28,6 +28,16 @@ What passes through:
   upstream's request is refused. The gateway installs these callbacks on the
   manager: servers connected before learn the capabilities at their next
   connection.
+- client capabilities: a 2026-07-28 upstream is told, in each forwarded call,
+  the sampling, elicitation and roots capabilities of the client that made
+  it; a handshake-era upstream everything the gateway relays, sampling with
+  tools and URL elicitation included (why: `mcp_core.manager.gateway`).
+- tasks: a call its client asks to be a task is a task of the gateway's, for a
+  tool its upstream lists as task-capable (`mcp_core.manager.gateway`).
+- a URL elicitation's completion (``notifications/elicitation/complete``, up to
+  2025-11-25) goes to the one gateway client that was asked for it, when that
+  client speaks a revision that has it (client/elicitation.mdx: "MUST only send
+  the notification to the client that initiated the elicitation request").
 
 A call to a server that is not connected, or whose connection broke during the
 call, is a tool result with ``isError`` that says so (the model can read it); an
@@ -36,15 +46,17 @@ unknown name is -32602.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
 from msgspec import UNSET, UnsetType
 
-from mcp_core import McpError, __version__
-from mcp_core.manager import PARKED_KEY, RELAYED, Gateway, Kind
+from mcp_core import McpError, UrlElicitationRequiredError, __version__
+from mcp_core.client.callbacks import MAX_OPEN_ELICITATIONS
+from mcp_core.manager import RELAYED, Gateway, Kind, forwarded
 from mcp_core.server import Context
 from mcp_core.session import ProgressReceived
 from mcp_core.types import (
@@ -66,7 +78,7 @@ from mcp_core.wire import INVALID_PARAMS, RESOURCE_NOT_FOUND
 from ..driver import ProgressCallback
 from .errors import CallInterrupted, ServerUnavailable, UnknownName
 from .manager import Manager
-from .parking import ParkedCall, Parking, new_call_id
+from .parking import ParkedCall, Parking
 
 __all__ = ["gateway_server"]
 
@@ -107,9 +119,23 @@ def gateway_server(
             upstream(server, kind)
 
     manager.on_list_changed = changed
+
+    async def task_support(name: str) -> str | None:
+        found = manager.catalog.resolve("tools", name)
+        if found is None:  # not listed yet
+            await manager.refresh("tools")
+            found = manager.catalog.resolve("tools", name)
+        return None if found is None else manager.catalog.task_support(*found)
+
+    gateway.task_support = task_support
     ttl = gateway.state_ttl if parked_ttl is None else parked_ttl
     calls = _Calls(manager, gateway, Parking(manager.start_soon, ttl=ttl, max_parked=max_parked))
-    manager.set_callbacks(**{kind: calls.relay(kind) for kind in RELAYED})
+    manager.set_callbacks(
+        sampling_tools=True,
+        elicitation_url=calls.relay("elicitation"),
+        on_elicitation_complete=calls.completed,
+        **{kind: calls.relay(kind) for kind in RELAYED},
+    )
 
     @gateway.on_list_tools
     async def list_tools(params: Any, ctx: Context) -> ListToolsResult:
@@ -119,8 +145,12 @@ def gateway_server(
     async def call_tool(params: CallToolRequestParams, ctx: Context) -> CallToolResult:
         arguments = _arguments(params.arguments)
 
+        capabilities = forwarded(ctx.client.capabilities)
+
         def call(on_progress: ProgressCallback | None) -> Awaitable[CallToolResult]:
-            return manager.call_tool(params.name, arguments, on_progress=on_progress)
+            return manager.call_tool(
+                params.name, arguments, on_progress=on_progress, capabilities=capabilities
+            )
 
         try:
             result: CallToolResult = await calls.forward(ctx, "tools", params.name, call)
@@ -156,8 +186,10 @@ def gateway_server(
     async def get_prompt(params: GetPromptRequestParams, ctx: Context) -> GetPromptResult:
         arguments = _arguments(params.arguments)
 
+        capabilities = forwarded(ctx.client.capabilities)
+
         def get(on_progress: ProgressCallback | None) -> Awaitable[GetPromptResult]:
-            return manager.get_prompt(params.name, arguments)
+            return manager.get_prompt(params.name, arguments, capabilities=capabilities)
 
         try:
             result: GetPromptResult = await calls.forward(ctx, "prompts", params.name, get)
@@ -200,6 +232,9 @@ class _Calls:
         self._gateway = gateway
         self._parking = parking
         self._in_flight: dict[str, list[_Call]] = {}
+        # URL elicitations relayed to a handshake-era client, by (server, id):
+        # the request that asked, whose client hears of their completion.
+        self._elicited: OrderedDict[tuple[str, str], Context] = OrderedDict()
 
     async def forward(self, ctx: Context, kind: Kind, name: str, call: Forward) -> Any:
         """Make ``call`` for the request served by ``ctx``: in its own task, where
@@ -208,8 +243,8 @@ class _Calls:
             async with self.serving(kind, name, _Call(ctx, None)):
                 token = ctx.request.progress_token
                 return await call(None if token is None else _progress(lambda: ctx))
-        call_id = await ctx.once(PARKED_KEY, new_call_id)
-        if ctx.round == 0:
+        call_id, started = await self._gateway.parked_call(ctx)
+        if ctx.round == started:
             parked: ParkedCall | None = None
 
             async def run() -> Any:
@@ -217,10 +252,15 @@ class _Calls:
                 async with self.serving(kind, name, _Call(ctx, parked)):
                     return await call(_progress(lambda: None if parked is None else parked.ctx))
 
-            parked = self._parking.open(call_id, ctx, run)
+            prefix = f"{started}." if started else ""
+            parked = self._parking.open(call_id, ctx, run, prefix)
         else:
             parked = self._parking.resume(call_id, ctx.round, ctx)
-        return await self._serve(ctx, parked)
+        try:
+            return await self._serve(ctx, parked)
+        except UrlElicitationRequiredError:
+            self._gateway.call_again(ctx)
+            raise
 
     async def _serve(self, ctx: Context, parked: ParkedCall) -> Any:
         """Wait for ``parked``'s outcome, relaying its questions to ``ctx``'s client."""
@@ -260,6 +300,11 @@ class _Calls:
         token = _SERVING.set((server, call))
         try:
             yield
+        except UrlElicitationRequiredError as required:
+            # Its completion notices go to this call's client (a handshake-era one).
+            for elicitation in required.elicitations:
+                self._elicited_by(server, elicitation.elicitation_id, call.ctx)
+            raise
         finally:
             _SERVING.reset(token)
             in_flight.remove(call)
@@ -280,6 +325,26 @@ class _Calls:
             call = self.caller(server)
             if call is not None and call.parked is not None:
                 return await call.parked.ask(kind, params)
-            return await self._gateway.ask_client(None if call is None else call.ctx, kind, params)
+            ctx = None if call is None else call.ctx
+            answer = await self._gateway.ask_client(ctx, kind, params)
+            if ctx is not None:
+                self._elicited_by(server, getattr(params, "elicitation_id", None), ctx)
+            return answer
 
         return ask
+
+    def _elicited_by(self, server: str, elicitation_id: Any, ctx: Context) -> None:
+        """``server``'s URL elicitation ``elicitation_id`` went to ``ctx``'s client."""
+        if isinstance(elicitation_id, str):
+            self._elicited[server, elicitation_id] = ctx
+            if len(self._elicited) > MAX_OPEN_ELICITATIONS:
+                self._elicited.popitem(last=False)
+
+    async def completed(self, server: str, elicitation_id: str) -> None:
+        """``server`` says its URL elicitation ``elicitation_id`` is done: tell
+        the client it was relayed to (nobody else; once)."""
+        ctx = self._elicited.pop((server, elicitation_id), None)
+        if ctx is None:
+            return
+        with suppress(Exception):  # that client is gone: nobody else may be told
+            await ctx.complete_elicitation(elicitation_id)

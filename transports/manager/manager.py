@@ -40,7 +40,12 @@ from mcp_core.manager import (
     ServerConfig,
     TraceEntry,
 )
-from mcp_core.types import CallToolResult, GetPromptResult, ReadResourceResult
+from mcp_core.types import (
+    CallToolResult,
+    ClientCapabilities,
+    GetPromptResult,
+    ReadResourceResult,
+)
 
 from ..client import Client, Connector
 from ..driver import ProgressCallback
@@ -63,7 +68,12 @@ class Manager:
     Args:
         servers: the servers to start with.
         sampling: ``fn(server, params)`` answers a server's sampling request.
-        elicitation: ``fn(server, params)`` answers an elicitation.
+        elicitation: ``fn(server, params)`` answers a form-mode elicitation.
+        elicitation_url: ``fn(server, params)`` answers a URL-mode elicitation
+            (declares ``elicitation.url``).
+        on_elicitation_complete: ``fn(server, elicitation_id)`` when a server
+            says a URL-mode elicitation it asked for is done.
+        sampling_tools: ``sampling`` handles tools (declares ``sampling.tools``).
         roots: ``fn(server)`` lists the roots a server may see.
         on_log: ``fn(server, params)`` gets each log message.
         on_notification: ``fn(server, method, params)`` gets every other
@@ -92,6 +102,9 @@ class Manager:
         *,
         sampling: Callable[[str, Any], Any] | None = None,
         elicitation: Callable[[str, Any], Any] | None = None,
+        elicitation_url: Callable[[str, Any], Any] | None = None,
+        on_elicitation_complete: Callable[[str, str], Any] | None = None,
+        sampling_tools: bool = False,
         roots: Callable[[str], Any] | None = None,
         on_log: Callable[[str, Any], Any] | None = None,
         on_notification: Callable[[str, str, Any], Any] | None = None,
@@ -111,9 +124,12 @@ class Manager:
         self._callbacks = {
             "sampling": sampling,
             "elicitation": elicitation,
+            "elicitation_url": elicitation_url,
+            "on_elicitation_complete": on_elicitation_complete,
             "roots": roots,
             "on_log": on_log,
         }
+        self._sampling_tools = sampling_tools
         self._on_notification = on_notification
         self._on_status = on_status
         #: ``fn(server, kind)`` after a list change or a reconnect (see the Args).
@@ -228,11 +244,16 @@ class Manager:
                 options.pop(key, None)
             else:
                 options[key] = functools.partial(callback, name)
+        options["sampling_tools"] = self._sampling_tools and self._callbacks["sampling"] is not None
 
-    def set_callbacks(self, **callbacks: Callable[..., Any] | None) -> None:
-        """Replace callbacks (``sampling``, ``elicitation``, ``roots``, ``on_log``:
-        see the Args). The capabilities a server is told follow the callbacks: a
-        server connected already sees the change at its next connection.
+    def set_callbacks(
+        self, *, sampling_tools: bool | None = None, **callbacks: Callable[..., Any] | None
+    ) -> None:
+        """Replace callbacks (``sampling``, ``elicitation``, ``elicitation_url``,
+        ``on_elicitation_complete``, ``roots``, ``on_log``: see the Args), and
+        ``sampling_tools`` if given. The capabilities a server is told follow
+        the callbacks: a server connected already sees the change at its next
+        connection.
 
         Raises:
             TypeError: an unknown callback name.
@@ -241,6 +262,8 @@ class Manager:
         if unknown:
             raise TypeError(f"no callback called {', '.join(sorted(unknown))}")
         self._callbacks.update(callbacks)
+        if sampling_tools is not None:
+            self._sampling_tools = sampling_tools
         for name in self._links:
             self._bind(name)
 
@@ -486,9 +509,11 @@ class Manager:
         server: str | None = None,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
+        capabilities: ClientCapabilities | None = None,
     ) -> CallToolResult:
         """Call a tool by its union name (``weather.forecast``), or by its own
-        name and ``server``.
+        name and ``server``. ``capabilities``: what the call declares to a
+        2026-07-28 server instead of the manager's (`Client.declaring`).
 
         Raises:
             UnknownName: no such server or tool.
@@ -504,8 +529,19 @@ class Manager:
         link = self._link(found[0])
         client = link.usable(f"the call of tool {found[1]!r}")
         try:
+            if self.catalog.task_support(*found) == "required":
+                # Its server refuses it as a plain call (2025-11-25 tasks.mdx):
+                # called as a task, followed to its end.
+                handle = await client.call_tool(
+                    found[1], arguments, timeout=timeout, task=True, capabilities=capabilities
+                )
+                return await handle.result()
             return await client.call_tool(
-                found[1], arguments, timeout=timeout, on_progress=on_progress
+                found[1],
+                arguments,
+                timeout=timeout,
+                on_progress=on_progress,
+                capabilities=capabilities,
             )
         except Exception as exc:
             self._interrupted(link, client, exc, f"the call of tool {found[1]!r}")
@@ -518,13 +554,17 @@ class Manager:
         *,
         server: str | None = None,
         timeout: float | None = None,
+        capabilities: ClientCapabilities | None = None,
     ) -> GetPromptResult:
-        """Get a prompt by its union name, or by its own name and ``server``."""
+        """Get a prompt by its union name, or by its own name and ``server``
+        (``capabilities``: as for `call_tool`)."""
         server, prompt = await self._resolve("prompts", name, server)
         result: GetPromptResult = await self._request(
             server,
             f"getting prompt {prompt!r}",
-            lambda client: client.get_prompt(prompt, arguments, timeout=timeout),
+            lambda client: client.get_prompt(
+                prompt, arguments, timeout=timeout, capabilities=capabilities
+            ),
         )
         return result
 

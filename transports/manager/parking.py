@@ -20,7 +20,6 @@ client goes away, cancels the upstream call.
 from __future__ import annotations
 
 import math
-import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -28,16 +27,11 @@ from typing import Any
 import anyio
 
 from mcp_core import McpError
-from mcp_core.manager import Question, state_error
+from mcp_core.manager import Question, new_call_id, state_error
 from mcp_core.server import Context
 from mcp_core.wire import INTERNAL_ERROR
 
 __all__ = ["ParkedCall", "Parking", "new_call_id"]
-
-
-def new_call_id() -> str:
-    """A parked call's id: 128 random bits, so that nobody guesses another's."""
-    return secrets.token_urlsafe(16)
 
 
 class _Asked:
@@ -68,10 +62,13 @@ class ParkedCall:
         expired: it waited parked longer than the ttl.
         finished: the upstream call ended (``result`` or ``error``).
         scope: the upstream call's cancel scope (its deadline: the ttl, while parked).
+        prefix: before its questions' keys ("1", "2"...), so that a later
+            call of the same request never takes an earlier one's answers.
     """
 
-    def __init__(self, call_id: str, ctx: Context) -> None:
+    def __init__(self, call_id: str, ctx: Context, prefix: str = "") -> None:
         self.id = call_id
+        self.prefix = prefix
         self.ctx: Context | None = ctx
         self.round = 0
         self.parked = False
@@ -94,7 +91,7 @@ class ParkedCall:
                 ended first).
         """
         self._keys += 1
-        asked = _Asked((str(self._keys), kind, params))
+        asked = _Asked((f"{self.prefix}{self._keys}", kind, params))
         self._asked.append(asked)
         self._wake.set()
         try:
@@ -170,9 +167,12 @@ class Parking:
         """Calls parked now."""
         return self._parked
 
-    def open(self, call_id: str, ctx: Context, call: Callable[[], Awaitable[Any]]) -> ParkedCall:
-        """Start an upstream call for the request served by ``ctx``."""
-        parked = ParkedCall(call_id, ctx)
+    def open(
+        self, call_id: str, ctx: Context, call: Callable[[], Awaitable[Any]], prefix: str = ""
+    ) -> ParkedCall:
+        """Start an upstream call for the request served by ``ctx`` (``prefix``:
+        see `ParkedCall`)."""
+        parked = ParkedCall(call_id, ctx, prefix)
         self._calls[call_id] = parked
         self._start_soon(self._run, parked, call)
         return parked
