@@ -11,6 +11,9 @@ anyio are here, and only here, each beside the plain-anyio way it replaces:
   descriptor (`anyio.wait_readable` adds and removes one per wait).
 * `direct_writer`: a write on a socket that never yields, under anyio's
   `SocketStream` (its `send` always yields, a checkpoint after the write).
+* `thread_link`, `anyio_thread_token`, `claim_anyio_token`: how the worker pool of
+  plain-function handlers (`transports/threads.py`) hands a result back to its loop,
+  and lets `anyio.from_thread` work in its threads.
 
 Each returns the plain-anyio answer (`anyio.current_time`, None) when it cannot take
 its way around, on an anyio backend it does not know, or when `native` is False. Set
@@ -29,14 +32,19 @@ import importlib.util
 import os
 import socket
 import sys
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
 
 import anyio
 from anyio.abc import SocketAttribute, SocketStream
 
 __all__ = [
     "DirectWriter",
+    "ThreadLink",
+    "anyio_thread_token",
+    "claim_anyio_token",
+    "release_anyio_token",
+    "thread_link",
     "NO_WAY",
     "available",
     "KeptReader",
@@ -248,3 +256,199 @@ def direct_writer(sock: SocketStream) -> DirectWriter | None:
         if isinstance(raw, socket.socket) and raw.gettimeout() == 0.0:
             return _socket_writer(raw)
     return None
+
+
+# --- waking a loop from a worker thread (transports/threads.py) ---------------------------
+#
+# The worker pool for plain-function handlers hands each finished job back to the
+# loop that submitted it. anyio's public way (`anyio.from_thread`, or its own
+# `to_thread`) costs a CancelScope, a limiter and a `call_soon_threadsafe` per call;
+# the pool needs the loop's own thread-safe call and the cheapest thing a task can
+# wait on. Measured in benchmarks/README.md, "def handlers, first pass".
+
+ThreadLink = tuple[
+    Callable[[Callable[[], None]], None],  # call_soon: from any thread, run on the loop
+    Callable[[], bool],  # current: is this still the loop running in this thread?
+    Callable[[Any], Awaitable[Any]],  # wait: submit the job and wait for it
+    Callable[[Any], None],  # resolve: on the loop, wake the job's waiter
+]
+"""How the pool reaches one running loop."""
+
+
+def thread_link(
+    submit: Callable[[Any], None],
+    abandon: Callable[[Any], None],
+    error_of: Callable[[Any], BaseException | None],
+) -> ThreadLink | None:
+    """How to reach the running event loop from a worker thread; None: use
+    `anyio.to_thread.run_sync` (plain anyio, or a loop this module does not know).
+
+    A job is any object with ``waiter`` and ``result`` attributes: ``submit(job)``
+    hands it to a worker, ``abandon(job)`` gives it up when its waiter is cancelled,
+    and ``error_of(job)`` takes its exception (None when it returned ``result``).
+    """
+    if not native:
+        return None
+    loop = asyncio._get_running_loop()
+    if loop is not None:
+        return _asyncio_link(loop, submit, abandon, error_of)
+    if "trio" in sys.modules:
+        return _trio_link(submit, abandon, error_of)
+    return None
+
+
+def _asyncio_link(
+    loop: Any,  # an asyncio event loop
+    submit: Callable[[Any], None],
+    abandon: Callable[[Any], None],
+    error_of: Callable[[Any], BaseException | None],
+) -> ThreadLink:
+    # `call_soon_threadsafe`, and an asyncio Future per job (anyio's cancel scopes
+    # cancel a task waiting on one as on anything else).
+    get_running_loop = asyncio._get_running_loop
+    cancelled_error = asyncio.CancelledError
+
+    def current() -> bool:
+        return get_running_loop() is loop
+
+    async def wait(job: Any) -> Any:
+        future = job.waiter = loop.create_future()
+        submit(job)
+        try:
+            return await future
+        except cancelled_error:
+            abandon(job)
+            raise
+
+    def resolve(job: Any) -> None:
+        future = job.waiter
+        if not future.done():
+            error = error_of(job)
+            if error is None:
+                future.set_result(job.result)
+            else:
+                future.set_exception(error)
+
+    return loop.call_soon_threadsafe, current, wait, resolve
+
+
+def _trio_link(
+    submit: Callable[[Any], None],
+    abandon: Callable[[Any], None],
+    error_of: Callable[[Any], BaseException | None],
+) -> ThreadLink | None:
+    # The trio token's `run_sync_soon`, and the waiting task rescheduled by hand
+    # (`wait_task_rescheduled`, whose abort abandons the job). trio and outcome (a
+    # dependency of trio's) are loaded already when trio runs.
+    trio = sys.modules["trio"]
+    outcome = sys.modules["outcome"]
+    lowlevel = trio.lowlevel
+    try:
+        token = lowlevel.current_trio_token()
+    except RuntimeError:
+        return None
+    current_token = lowlevel.current_trio_token
+
+    def current() -> bool:
+        try:
+            return current_token() is token
+        except RuntimeError:
+            return False
+
+    async def wait(job: Any) -> Any:
+        job.waiter = lowlevel.current_task()
+        submit(job)
+
+        def abort(_: Any) -> Any:
+            abandon(job)
+            return lowlevel.Abort.SUCCEEDED
+
+        return await lowlevel.wait_task_rescheduled(abort)
+
+    def resolve(job: Any) -> None:
+        error = error_of(job)
+        lowlevel.reschedule(
+            job.waiter, outcome.Value(job.result) if error is None else outcome.Error(error)
+        )
+
+    return token.run_sync_soon, current, wait, resolve
+
+
+def anyio_thread_token(cancelled: Callable[[], bool]) -> Any:
+    """anyio's token for the running loop, made to work in the pool's threads, or None.
+
+    Called with no ``token=``, `anyio.from_thread.run_sync` / ``run`` take the token
+    anyio keeps in a thread-local and hand the backend no native token: trio then
+    looks for its own thread-local, which only trio's worker threads have. So the
+    token put there (`claim_anyio_token`) has a backend of ours that always passes
+    the native token on, and whose ``check_cancelled`` asks ``cancelled()``.
+    """
+    try:
+        token = anyio.lowlevel.current_token()
+    except Exception:  # anyio does not know this loop: `anyio.from_thread` cannot reach it
+        return None
+    side = _ThreadSide(token.backend_class, token.native_token, cancelled)
+    return anyio.lowlevel.EventLoopToken(side, token.native_token)  # type: ignore[arg-type]
+
+
+class _ThreadSide:
+    """The backend, as `anyio.from_thread` sees it from one of the pool's workers."""
+
+    __slots__ = ("_backend", "_cancelled", "_native")
+
+    def __init__(self, backend: Any, native: object, cancelled: Callable[[], bool]) -> None:
+        self._backend = backend
+        self._native = native
+        self._cancelled = cancelled
+
+    def run_sync_from_thread(self, func: Any, args: Any, token: object = None) -> Any:
+        return self._backend.run_sync_from_thread(func, args, token=self._native)
+
+    def run_async_from_thread(self, func: Any, args: Any, token: object = None) -> Any:
+        return self._backend.run_async_from_thread(func, args, token=self._native)
+
+    def run_sync_soon(self, func: Any, args: Any, token: object = None) -> None:
+        self._backend.run_sync_soon(func, args, token=self._native)
+
+    def check_cancelled(self) -> None:
+        if self._cancelled():
+            raise _cancelled_error(self._backend.cancelled_exception_class())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._backend, name)
+
+
+def _cancelled_error(cls: type[BaseException]) -> BaseException:
+    # trio.Cancelled has no public constructor; anyio.from_thread.check_cancelled
+    # raises it in trio's threads.
+    create = getattr(cls, "_create", None)
+    if create is not None:
+        try:
+            error: BaseException = create(source="explicit")
+            return error
+        except TypeError:
+            pass
+    return cls()
+
+
+def claim_anyio_token(token: Any) -> bool:
+    """Make `anyio.from_thread` in this worker thread reach ``token``'s loop, as in
+    one of anyio's worker threads: anyio keeps the token in a private thread-local.
+    False when this version of anyio has none (then `anyio.from_thread` needs
+    ``token=``)."""
+    threadlocals = getattr(_anyio_eventloop, "threadlocals", None)
+    if threadlocals is None:
+        return False
+    threadlocals.current_token = token
+    return True
+
+
+def release_anyio_token() -> None:
+    """Undo `claim_anyio_token` in this thread."""
+    del _anyio_eventloop.threadlocals.current_token
+
+
+try:
+    from anyio._core import _eventloop as _anyio_eventloop
+except ImportError:  # pragma: no cover - a later anyio moved it
+    _anyio_eventloop = None  # type: ignore[assignment]

@@ -35,29 +35,31 @@
 # What a handler could do in anyio's worker threads still works: it runs in a copy
 # of the caller's contextvars (with sniffio's "current async library" cleared, as
 # anyio does), and `anyio.from_thread.run_sync` / `run` reach the caller's loop
-# (this module sets anyio's thread-local loop token around the job, see
-# `_claim_anyio_token`). `cancelled()` tells a handler whose request was cancelled.
+# (anyio's thread-local loop token is set around the job, see
+# `transports/backend.py:claim_anyio_token`). `cancelled()` tells a handler whose
+# request was cancelled.
 #
-# Everything that depends on an event loop's internals is in the section "loop
-# links" below: `_asyncio_link`, `_trio_link` and `_claim_anyio_token`. An event
-# loop with no link (or `use_pool(False)`) runs jobs with plain
-# `anyio.to_thread.run_sync(fn, abandon_on_cancel=True)`. trio is imported only when
-# a trio loop asks for a link.
+# Everything that depends on an event loop's internals is in transports/backend.py
+# (`thread_link`, `anyio_thread_token`, `claim_anyio_token`). An event loop with no
+# link, plain anyio (`backend.native` False, MCP_CORE_PLAIN_ANYIO=1) or
+# `use_pool(False)` runs jobs with plain `anyio.to_thread.run_sync(fn,
+# abandon_on_cancel=True)`. trio is never imported here.
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
 import os
-import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 import anyio
 import anyio.to_thread
+
+from . import backend
 
 __all__ = [
     "DEFAULT_MAX_THREADS",
@@ -306,7 +308,7 @@ def _no_wake_preemption() -> None:
 def _run(job: _Job) -> None:
     _current.job = job
     token = job.inbox.anyio_token
-    claimed = token is not None and _claim_anyio_token(token)
+    claimed = token is not None and backend.claim_anyio_token(token)
     try:
         job.result = job.context.run(job.fn)
     except BaseException as exc:
@@ -314,7 +316,7 @@ def _run(job: _Job) -> None:
     finally:
         _current.job = None
         if claimed:
-            _release_anyio_token()
+            backend.release_anyio_token()
 
 
 _pool = _Pool()
@@ -363,12 +365,12 @@ class _Inbox:
 
     __slots__ = ("_armed", "_done", "anyio_token", "call_soon", "current", "resolve", "wait")
 
-    def __init__(self, link: _Link) -> None:
+    def __init__(self, link: backend.ThreadLink) -> None:
         self._done: deque[_Job] = deque()
         self._armed = False
         self.call_soon, self.current, self.wait, self.resolve = link
         #: anyio's loop token, for `anyio.from_thread` in a worker.
-        self.anyio_token = _anyio_token()
+        self.anyio_token = backend.anyio_thread_token(cancelled)
 
     def post(self, job: _Job) -> None:
         """From a worker: ``job`` finished (`wake` the loop to hand it over)."""
@@ -400,7 +402,7 @@ def _inbox() -> _Inbox | None:
     inbox: _Inbox | None = getattr(_inboxes, "inbox", None)
     if inbox is not None and inbox.current():
         return inbox
-    link = _link()
+    link = backend.thread_link(_submit, _abandon, _error)
     if link is None:
         return None
     inbox = _inboxes.inbox = _Inbox(link)
@@ -447,174 +449,3 @@ try:
     _sniffio_cvar: contextvars.ContextVar[str | None] | None = sniffio.current_async_library_cvar
 except ImportError:  # pragma: no cover - anyio works without sniffio
     _sniffio_cvar = None
-
-
-# --- loop links: everything that depends on an event loop's internals ---------------------
-
-_Link = tuple[
-    Callable[[Callable[[], None]], None],  # call_soon: from any thread, run on the loop
-    Callable[[], bool],  # current: is this still the loop running in this thread?
-    Callable[[_Job], Awaitable[Any]],  # wait: submit the job and wait for it
-    Callable[[_Job], None],  # resolve: on the loop, wake the job's waiter
-]
-
-
-def _link() -> _Link | None:
-    """How to reach the running event loop, or None (then anyio's threads serve)."""
-    import asyncio
-
-    loop = asyncio._get_running_loop()
-    if loop is not None:
-        return _asyncio_link(loop)
-    if "trio" in sys.modules:
-        return _trio_link()
-    return None
-
-
-def _asyncio_link(loop: Any) -> _Link:
-    """An asyncio loop: `call_soon_threadsafe`, and an asyncio Future per job (anyio's
-    cancel scopes cancel a task waiting on one as on anything else)."""
-    import asyncio
-
-    get_running_loop = asyncio._get_running_loop
-    CancelledError = asyncio.CancelledError
-    submit = _submit
-
-    def current() -> bool:
-        return get_running_loop() is loop
-
-    async def wait(job: _Job) -> Any:
-        future = job.waiter = loop.create_future()
-        submit(job)
-        try:
-            return await future
-        except CancelledError:
-            _abandon(job)
-            raise
-
-    def resolve(job: _Job) -> None:
-        future = job.waiter
-        if not future.done():
-            error = _error(job)
-            if error is None:
-                future.set_result(job.result)
-            else:
-                future.set_exception(error)
-
-    return loop.call_soon_threadsafe, current, wait, resolve
-
-
-def _trio_link() -> _Link | None:
-    """A trio run: its token's `run_sync_soon`, and the waiting task rescheduled by
-    hand (`wait_task_rescheduled`, whose abort abandons the job)."""
-    import outcome
-    import trio
-
-    try:
-        token = trio.lowlevel.current_trio_token()
-    except RuntimeError:
-        return None
-    lowlevel = trio.lowlevel
-    current_token = lowlevel.current_trio_token
-    submit = _submit
-
-    def current() -> bool:
-        try:
-            return current_token() is token
-        except RuntimeError:
-            return False
-
-    async def wait(job: _Job) -> Any:
-        job.waiter = lowlevel.current_task()
-        submit(job)
-
-        def abort(_: Any) -> Any:
-            _abandon(job)
-            return lowlevel.Abort.SUCCEEDED
-
-        return await lowlevel.wait_task_rescheduled(abort)
-
-    def resolve(job: _Job) -> None:
-        error = _error(job)
-        lowlevel.reschedule(
-            job.waiter, outcome.Value(job.result) if error is None else outcome.Error(error)
-        )
-
-    return token.run_sync_soon, current, wait, resolve
-
-
-def _anyio_token() -> Any:
-    """anyio's token for the running loop, made to work in our threads, or None.
-
-    Called with no ``token=``, `anyio.from_thread.run_sync` / ``run`` take the token
-    anyio keeps in a thread-local and hand the backend no native token: trio then
-    looks for its own thread-local, which only trio's worker threads have. So the
-    token we put there has a backend of ours that always passes the native token
-    on (`_ThreadSide`), and whose ``check_cancelled`` asks `cancelled`.
-    """
-    try:
-        token = anyio.lowlevel.current_token()
-    except Exception:  # anyio does not know this loop: `anyio.from_thread` cannot reach it
-        return None
-    side = _ThreadSide(token.backend_class, token.native_token)
-    return anyio.lowlevel.EventLoopToken(side, token.native_token)  # type: ignore[arg-type]
-
-
-class _ThreadSide:
-    """The backend, as `anyio.from_thread` sees it from one of our workers."""
-
-    __slots__ = ("_backend", "_native")
-
-    def __init__(self, backend: Any, native: object) -> None:
-        self._backend = backend
-        self._native = native
-
-    def run_sync_from_thread(self, func: Any, args: Any, token: object = None) -> Any:
-        return self._backend.run_sync_from_thread(func, args, token=self._native)
-
-    def run_async_from_thread(self, func: Any, args: Any, token: object = None) -> Any:
-        return self._backend.run_async_from_thread(func, args, token=self._native)
-
-    def run_sync_soon(self, func: Any, args: Any, token: object = None) -> None:
-        self._backend.run_sync_soon(func, args, token=self._native)
-
-    def check_cancelled(self) -> None:
-        if cancelled():
-            raise _cancelled_error(self._backend.cancelled_exception_class())
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._backend, name)
-
-
-def _cancelled_error(cls: type[BaseException]) -> BaseException:
-    # trio.Cancelled has no public constructor; anyio.from_thread.check_cancelled
-    # raises it in trio's threads.
-    create = getattr(cls, "_create", None)
-    if create is not None:
-        try:
-            error: BaseException = create(source="explicit")
-            return error
-        except TypeError:
-            pass
-    return cls()
-
-
-def _claim_anyio_token(token: Any) -> bool:
-    """Make `anyio.from_thread` in this worker reach ``token``'s loop, as in one of
-    anyio's worker threads: anyio keeps the token in a private thread-local. False
-    when this version of anyio has none (then `anyio.from_thread` needs ``token=``)."""
-    threadlocals = getattr(_anyio_eventloop, "threadlocals", None)
-    if threadlocals is None:
-        return False
-    threadlocals.current_token = token
-    return True
-
-
-def _release_anyio_token() -> None:
-    del _anyio_eventloop.threadlocals.current_token
-
-
-try:
-    from anyio._core import _eventloop as _anyio_eventloop
-except ImportError:  # pragma: no cover - a later anyio moved it
-    _anyio_eventloop = None  # type: ignore[assignment]

@@ -22,7 +22,7 @@ import pytest
 from runtime_helpers import BOTH_ERAS, LIMIT, connected, only_text
 
 from mcp_core import Server
-from transports import threads
+from transports import backend, threads
 
 pytestmark = pytest.mark.anyio
 
@@ -30,8 +30,11 @@ _where: contextvars.ContextVar[str] = contextvars.ContextVar("where", default="u
 
 
 @pytest.fixture(params=["pool", "anyio"])
-def pool(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Every test runs with the pool, and with the plain-anyio fallback."""
+def pool(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Every test runs with the pool, and with the plain-anyio fallback (the pool
+    reaches its loop through transports/backend.py, which MCP_CORE_PLAIN_ANYIO=1
+    turns off: the "pool" runs take it whatever the environment says)."""
+    monkeypatch.setattr(backend, "native", request.param == "pool")
     threads.use_pool(request.param == "pool")
     try:
         yield str(request.param)
