@@ -38,6 +38,7 @@ ALLOWED = frozenset(
         "heapq",
         "hmac",
         "inspect",
+        "ipaddress",
         "itertools",
         # The application layer logs handler failures (logger "mcp_core"), importing
         # logging on the first failure only (mcp_core/server/failures.py): loading it

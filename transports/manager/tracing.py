@@ -34,12 +34,21 @@ def install(session: ClientSession, record: Record) -> None:
     receive_message = session.receive_message
     messages_to_send = session.messages_to_send
 
+    # receive_bytes decodes and hands the message to receive_message, the hooked
+    # one: a message recorded as its bytes is not recorded again.
+    reading = [False]
+
     def traced_bytes(data: bytes, now: float = 0.0) -> Any:
         record("received", data)
-        return receive_bytes(data, now)
+        reading[0] = True
+        try:
+            return receive_bytes(data, now)
+        finally:
+            reading[0] = False
 
     def traced_message(message: Message, now: float = 0.0) -> Any:
-        record("received", _encoded(message))
+        if not reading[0]:
+            record("received", _encoded(message))
         return receive_message(message, now)
 
     def traced_out() -> list[Message]:
