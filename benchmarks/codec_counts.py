@@ -37,19 +37,19 @@ def _child(case: str, label: str, count: int) -> None:
     raise SystemExit(f"no case {case!r}")
 
 
-def _count(case: str, label: str, count: int, scratch: str) -> int:
-    out = os.path.join(scratch, f"cg.{os.getpid()}.{count}")
+def callgrind_total(module: str, arguments: list[str], scratch: str) -> int:
+    """The instructions ``python -m MODULE ARGUMENTS`` runs, as callgrind counts
+    them (its output file goes in ``scratch`` and is removed)."""
+    handle, out = tempfile.mkstemp(prefix="cg.", dir=scratch)
+    os.close(handle)
     command = [
         "valgrind",
         "--tool=callgrind",
         f"--callgrind-out-file={out}",
         sys.executable,
         "-m",
-        "benchmarks.codec_counts",
-        "--child",
-        case,
-        label,
-        str(count),
+        module,
+        *arguments,
     ]
     subprocess.run(command, check=True, capture_output=True)
     with open(out, "rb") as file:
@@ -58,6 +58,10 @@ def _count(case: str, label: str, count: int, scratch: str) -> int:
     if found is None:
         raise RuntimeError("callgrind wrote no summary")
     return int(found.group(1))
+
+
+def _count(case: str, label: str, count: int, scratch: str) -> int:
+    return callgrind_total("benchmarks.codec_counts", ["--child", case, label, str(count)], scratch)
 
 
 def main() -> None:

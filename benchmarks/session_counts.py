@@ -14,15 +14,12 @@ do not.
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from typing import Final
 
-_TOTAL: Final = re.compile(rb"^summary:\s+(\d+)", re.MULTILINE)
+from .codec_counts import callgrind_total
+
 _CASES: Final = {"legacy": (True, True), "modern": (False, True)}
 """Label: (legacy, wire) of `CorePair`."""
 
@@ -37,25 +34,7 @@ def _child(label: str, count: int) -> None:
 
 
 def _count(label: str, count: int, scratch: str) -> int:
-    out = os.path.join(scratch, f"cg.{os.getpid()}.{label}.{count}")
-    command = [
-        "valgrind",
-        "--tool=callgrind",
-        f"--callgrind-out-file={out}",
-        sys.executable,
-        "-m",
-        "benchmarks.session_counts",
-        "--child",
-        label,
-        str(count),
-    ]
-    subprocess.run(command, check=True, capture_output=True)
-    with open(out, "rb") as file:
-        found = _TOTAL.search(file.read())
-    os.unlink(out)
-    if found is None:
-        raise RuntimeError("callgrind wrote no summary")
-    return int(found.group(1))
+    return callgrind_total("benchmarks.session_counts", ["--child", label, str(count)], scratch)
 
 
 def main() -> None:
