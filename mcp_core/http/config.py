@@ -123,6 +123,9 @@ class HttpServerConfig:
             the server answers; None turns it off (404).
         ready_path: the readiness probe: 200 when the server should get
             traffic, else 503 naming why; None turns it off.
+        server_card: serve the server's MCP Server Card (SEP-2127,
+            `mcp_core.http.server_card`) at ``/.well-known/mcp/server-card.json``
+            below the mount point; off by default.
     """
 
     path: str = "/mcp"
@@ -150,6 +153,7 @@ class HttpServerConfig:
     sse_messages_path: str = "/messages"
     health_path: str | None = "/healthz"
     ready_path: str | None = "/readyz"
+    server_card: bool = False
 
     def __post_init__(self) -> None:
         # A bad trusted proxy is the operator's mistake: said at start, not

@@ -80,6 +80,7 @@ from .legacy import LegacyRules
 from .legacy_sse import HttpSseRules
 from .mcp_headers import ToolHeaders, modern_refusal
 from .routing import StreamRouter
+from .server_card import ServerCardRules
 from .sessions import EventStore, HttpSession, MemoryEventStore
 
 if TYPE_CHECKING:
@@ -159,6 +160,11 @@ class HttpEndpoint:
         self.sessions: dict[str, HttpSession] = legacy.sessions
         #: The health probes served beside (`health`; the adapter answers them).
         self.health = HealthRules(config)
+        #: The server card served beside, when the config says so (the adapter
+        #: answers it, with the server's config).
+        self.card = ServerCardRules(
+            enabled=config.server_card, endpoint=config.path, authenticated=resource is not None
+        )
         self._passed: set[tuple[str, str | None, str | None, str | None, str | None]] = set()
 
     # --- deciding -----------------------------------------------------------------------

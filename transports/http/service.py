@@ -67,6 +67,7 @@ from mcp_core.http.decisions import (
     SendOnStream,
 )
 from mcp_core.http.server import HttpEndpoint, HttpServerConfig
+from mcp_core.session.config import ServerConfig
 from mcp_core.types import LEGACY_REVISIONS
 from mcp_core.wire import DEFAULT_LIMITS, Message
 from mcp_core.wire.errors import RemoteProtocolError, SharedStateUnavailable
@@ -286,6 +287,9 @@ class HttpService:
             http.events.bind(session_id, principal, lambda: http.standalone_open)
         return connection
 
+    def _config(self) -> ServerConfig:
+        return self.server.config(revisions=self.revisions)
+
     def _fed(self, decision: Dispatch) -> bytes | Message:
         # What a session is fed: the message the endpoint decoded already, when the
         # session's limits are the ones the endpoint decoded under (the defaults);
@@ -306,9 +310,11 @@ class HttpService:
         """
         refusal = self.endpoint.check_head(head)
         if refusal is not None:
-            # Not the MCP endpoint's path, perhaps a health probe's: answered
-            # before the Host, Origin and auth checks (see `health`).
-            return await self.health.answer(head, started=self.is_running) or refusal
+            # Not the MCP endpoint's path, perhaps a health probe's or the
+            # server card's: answered before the Host, Origin and auth checks
+            # (see `health`, mcp_core/http/server_card.py).
+            card = self.endpoint.card.answer(head, self._config)
+            return card or await self.health.answer(head, started=self.is_running) or refusal
         if self.authenticate is None:
             return Admitted()
         try:
