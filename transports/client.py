@@ -28,6 +28,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 import anyio
+import msgspec
 from anyio.abc import TaskGroup
 from msgspec import UNSET
 
@@ -40,6 +41,7 @@ from mcp_core import (
     SessionState,
     __version__,
 )
+from mcp_core.apps import View, ViewError, declare_apps, read_view, view_uri
 from mcp_core.client import (
     Acknowledged,
     Call,
@@ -161,6 +163,9 @@ class Client:
             the server says is done (``notifications/elicitation/complete``).
         on_notification: receives ``(method, params)`` of every other server
             notification (list changes, resource updates, ...).
+        apps: declare MCP Apps (``io.modelcontextprotocol/ui`` with
+            ``text/html;profile=mcp-app``): this client renders views; see
+            `read_view` and `mcp_core.apps`.
         timeout: default seconds a request may take (None: no limit).
         handshake_timeout: seconds the opening may take.
         probe_timeout: seconds to wait for a server/discover answer before
@@ -187,6 +192,7 @@ class Client:
         on_log: LogCallback | None = None,
         on_elicitation_complete: ElicitationCompleteCallback | None = None,
         on_notification: NotificationCallback | None = None,
+        apps: bool = False,
         timeout: float | None = None,
         handshake_timeout: float = 30.0,
         probe_timeout: float = 10.0,
@@ -226,6 +232,10 @@ class Client:
         )
         # 2026-07-28: the level rides in every request's _meta, the opening's too.
         self.session.log_level = log_level
+        if apps:
+            config = self.session.config
+            declared = declare_apps(config.capabilities)
+            self.session.config = msgspec.structs.replace(config, capabilities=declared)
         self._driver: Driver | None = None
         self._stack: AsyncExitStack | None = None
         self._ready = anyio.Event()
@@ -522,6 +532,20 @@ class Client:
     async def read_resource(self, uri: str, *, timeout: float | None = None) -> ReadResourceResult:
         """Read a resource by URI."""
         return await self._call(requests.read_resource(uri), timeout)
+
+    async def read_view(self, tool: Tool | str, *, timeout: float | None = None) -> View:
+        """Read the MCP Apps view of ``tool`` (a listed Tool, or a view's
+        ``ui://`` URI): its HTML and the sandbox it asks for
+        (`mcp_core.apps.View`).
+
+        Raises:
+            ViewError: the tool names no view, or the server's answer is not a
+                view (URI scheme, MIME type, contents).
+        """
+        uri = tool if isinstance(tool, str) else view_uri(tool)
+        if uri is None:
+            raise ViewError(f"the tool {tool.name!r} has no view")  # type: ignore[union-attr]
+        return read_view(await self.read_resource(uri, timeout=timeout), uri)
 
     async def get_prompt(
         self,

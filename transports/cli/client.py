@@ -24,6 +24,7 @@ import anyio
 import msgspec
 from msgspec import UnsetType
 
+from mcp_core.apps import tool_ui
 from mcp_core.types import (
     AudioContent,
     CallToolResult,
@@ -35,6 +36,7 @@ from mcp_core.types import (
     ResourceContents,
     ResourceLink,
     TextContent,
+    Tool,
 )
 
 from ..client import Client
@@ -217,7 +219,8 @@ def _columns(rows: list[tuple[str, str]]) -> list[str]:
 
 def list_lines(kind: str, listing: dict[str, list[Any]]) -> list[str]:
     """The lines ``mcp-core list`` prints: ``name  description`` for tools and
-    prompts, ``uri  name: description`` for resources and resource templates.
+    prompts (a tool with an MCP Apps view ends with ``[view ui://...]``),
+    ``uri  name: description`` for resources and resource templates.
 
     Args:
         kind: "tools", "resources" or "prompts".
@@ -231,7 +234,20 @@ def list_lines(kind: str, listing: dict[str, list[Any]]) -> list[str]:
             description = _first_line(item.description)
             rows.append((uri, f"{item.name}: {description}" if description else item.name))
         return _columns(rows)
+    if kind == "tools":
+        return _columns([(tool.name, _tool_text(tool)) for tool in listing[kind]])
     return _columns([(item.name, _first_line(item.description)) for item in listing[kind]])
+
+
+def _tool_text(tool: Tool) -> str:
+    # A tool with an MCP Apps view says so, and who may call it when that is
+    # not everyone (tests/spec/extensions/apps-2026-01-26.md "Visibility").
+    text = _first_line(tool.description)
+    ui = tool_ui(tool)
+    if ui is None or isinstance(ui.resource_uri, UnsetType):
+        return text
+    who = "" if set(ui.who) == {"model", "app"} else f", {' and '.join(ui.who)} only"
+    return f"{text} [view {ui.resource_uri}{who}]".strip()
 
 
 # --- the commands -------------------------------------------------------------------------
