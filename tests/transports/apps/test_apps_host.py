@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from apps_helpers import CHART, LEGACY, apps_server
 from http_helpers import running
-from test_apps_wire import CHART, LEGACY, apps_server
 
 from mcp_core.apps import (
     EXTENSION_ID,

@@ -16,53 +16,17 @@ from typing import Any
 import anyio
 import pytest
 from adapter_flavours import by_flavour, flavour_fixture  # noqa: F401
+from apps_helpers import CHART, HOST, LEGACY, apps_server
 from asgi_helpers import starlette_app, uvicorn_serving
 from http_helpers import MODERN, RawClient, modern_headers, reply_of
 
-from mcp_core import Context, Server
-from mcp_core.apps import EXTENSION_ID, MIME_TYPE, Apps, Csp, Permissions, client_supports_apps
+from mcp_core import Server
+from mcp_core.apps import EXTENSION_ID, MIME_TYPE
 from mcp_core.http.server import HttpServerConfig
 from transports.http.asgi import asgi_app
 from transports.http.server import HttpServer
 
 pytestmark = pytest.mark.anyio
-
-LEGACY = "2025-11-25"
-HOST = {EXTENSION_ID: {"mimeTypes": [MIME_TYPE]}}
-CHART = "<!doctype html><html><body><canvas id=c></canvas></body></html>"
-
-
-def apps_server() -> Server:
-    server = Server("charts", "1.0")
-    apps = Apps(server)
-    apps.view(
-        "ui://charts/bar.html",
-        CHART,
-        name="bar_chart",
-        description="A bar chart",
-        csp=Csp(
-            connect_domains=["https://api.example.com"],
-            resource_domains=["https://cdn.example.com"],
-        ),
-        permissions=Permissions(clipboard_write={}),
-        prefers_border=True,
-    )
-
-    @apps.view("ui://charts/live.html")
-    def live(ctx: Context) -> str:
-        return f"<!doctype html><p>{ctx.client.info.name if ctx.client.info else '?'}</p>"
-
-    @apps.tool(view="ui://charts/bar.html", description="Sales as a bar chart")
-    def sales(region: str, ctx: Context) -> str:
-        if client_supports_apps(ctx):
-            return f"chart of {region} drawn in the view"
-        return f"{region}: 10, 20, 30"
-
-    @apps.tool(view="ui://charts/bar.html", visibility=["app"])
-    def refresh() -> str:
-        return "refreshed"
-
-    return server
 
 
 @asynccontextmanager
