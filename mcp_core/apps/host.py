@@ -21,7 +21,8 @@ from typing import Any, Final
 import msgspec
 from msgspec import UNSET
 
-from mcp_core.types.base import ClientCapabilities
+from mcp_core.extensions import server_settings, with_extension
+from mcp_core.types.base import ClientCapabilities, ServerCapabilities
 from mcp_core.types.server import ReadResourceResult, Tool
 
 from .meta import (
@@ -41,6 +42,7 @@ __all__ = [
     "declare_apps",
     "for_app",
     "for_model",
+    "offers_apps",
     "read_view",
     "supports_apps",
     "tool_ui",
@@ -65,9 +67,12 @@ class ViewError(ValueError):
 
 def declare_apps(capabilities: ClientCapabilities) -> ClientCapabilities:
     """``capabilities`` declaring MCP Apps (the extension and its MIME type)."""
-    extensions = {} if capabilities.extensions is UNSET else dict(capabilities.extensions)
-    extensions[EXTENSION_ID] = {"mimeTypes": [MIME_TYPE]}
-    return msgspec.structs.replace(capabilities, extensions=extensions)
+    return with_extension(capabilities, EXTENSION_ID, SETTINGS)
+
+
+def offers_apps(capabilities: ServerCapabilities) -> bool:
+    """Whether a server declared MCP Apps (its tools may name views)."""
+    return server_settings(capabilities, EXTENSION_ID) is not None
 
 
 def supports_apps(capabilities: ClientCapabilities) -> bool:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from msgspec import UNSET
 
+from mcp_core.extensions import Extension
 from mcp_core.types.base import ClientCapabilities
 from mcp_core.types.content import Resource, TextResourceContents
 
@@ -44,12 +45,17 @@ __all__ = ["Apps", "client_supports_apps"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Apps:
-    """MCP Apps on ``server``: declares the extension and registers views and
-    the tools that render in them.
+class Apps(Extension):
+    """MCP Apps on ``server``: the extension (mcp_core.extensions), and the views
+    and the tools that render in them.
 
     Args:
-        server: the application; it declares ``io.modelcontextprotocol/ui``.
+        server: the application; it offers ``io.modelcontextprotocol/ui`` from
+            now on (`Server.extend`), declared with no settings in the
+            ``initialize`` answer and in ``server/discover`` alike (the
+            extension defines none for servers; SEP-2133 declares extensions in
+            the handshake). It defines no methods: views are resources and
+            linked tools are tools, served by the core methods.
 
     Example::
 
@@ -61,12 +67,15 @@ class Apps:
             return "12:00"
     """
 
+    id = EXTENSION_ID
+
     def __init__(self, server: Server) -> None:
         self.server = server
-        extensions = dict(server.extensions or {})
-        extensions.setdefault(EXTENSION_ID, {})
-        server.extensions = extensions
         self._views: dict[str, ViewUi] = {}
+        server.extend(self)
+
+    def attach(self, server: Server) -> None:
+        self.server = server
 
     # --- views -------------------------------------------------------------------------
 
@@ -223,4 +232,4 @@ def client_supports_apps(ctx: Context | ClientCapabilities) -> bool:
     ``mimeTypes`` ("Client (Host) Capabilities"). A tool may then answer more
     briefly; without, its content is all the user sees."""
     capabilities = ctx if isinstance(ctx, ClientCapabilities) else ctx.client.capabilities
-    return supports_apps(capabilities)
+    return supports_apps(capabilities)  # the handshake's, or the request's own _meta

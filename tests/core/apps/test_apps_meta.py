@@ -23,6 +23,7 @@ from mcp_core.apps import (
     client_supports_apps,
     declare_apps,
     for_model,
+    offers_apps,
     read_view,
     supports_apps,
     tool_ui,
@@ -59,7 +60,11 @@ def test_registration_rules() -> None:
     made = apps.add_tool(lambda: "x", view="ui://s/v.html", meta={"k": 1}, name="x")
     assert made.meta == {"k": 1, "ui": {"resourceUri": "ui://s/v.html"}}
     assert apps.views == ["ui://s/v.html"]
-    assert server.extensions == {EXTENSION_ID: {}}
+    assert server.extensions[EXTENSION_ID] is apps
+    # Declared in both eras (SEP-2133: in the handshake too).
+    assert offers_apps(server.config().capabilities)
+    with pytest.raises(ValueError, match="offered already"):
+        Apps(server)
 
 
 def test_host_reads_tool_metadata() -> None:
