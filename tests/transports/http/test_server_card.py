@@ -18,8 +18,10 @@ from asgi_helpers import starlette_app, uvicorn_serving
 from http_helpers import RawClient
 
 from mcp_core import Server
+from mcp_core.auth import Principal, ResourceConfig, TokenRefusal
 from mcp_core.http.server import HttpServerConfig
 from mcp_core.http.server_card import SCHEMA_URL, SERVER_CARD_PATH
+from transports.auth.bearer import BearerAuth
 from transports.http.asgi import asgi_app
 from transports.http.server import HttpServer
 
@@ -45,12 +47,12 @@ def demo() -> Server:
 
 @asynccontextmanager
 async def serving(
-    flavour: tuple[str, str], server: Server, **options: Any
+    flavour: tuple[str, str], server: Server, authenticate: Any = None, **options: Any
 ) -> AsyncIterator[tuple[int, str]]:
     """The port and mount point of ``server`` served by ``flavour``."""
     config = HttpServerConfig(**options)
     if flavour[1] == "h11":
-        http = HttpServer(server, config)
+        http = HttpServer(server, config, authenticate=authenticate)
         async with anyio.create_task_group() as tg:
             port = await tg.start(http.serve, "127.0.0.1", 0)
             try:
@@ -58,7 +60,7 @@ async def serving(
             finally:
                 tg.cancel_scope.cancel()
     else:
-        app = asgi_app(server, config=config)
+        app = asgi_app(server, config=config, authenticate=authenticate)
         async with uvicorn_serving(starlette_app(app)) as port:  # mounted at /api
             yield port, "/api"
 
@@ -136,3 +138,22 @@ async def test_follows_the_registry(flavour: tuple[str, str]) -> None:
         second = json.loads((await fetch(port, mount + SERVER_CARD_PATH)).body)
     assert second["capabilities"]["resources"] == {"listChanged": True}
     assert second["resources"] == ["dynamic"]
+
+
+class Nobody:
+    """A token verifier that refuses every token."""
+
+    async def verify(self, token: str) -> Principal | TokenRefusal:
+        return TokenRefusal("no token is good here")
+
+
+async def test_a_protected_server(flavour: tuple[str, str]) -> None:
+    resource = ResourceConfig("https://cards.example.com/mcp", ("https://auth.example.com",))
+    auth = BearerAuth(resource, Nobody())
+    async with serving(flavour, demo(), auth, server_card=True) as (port, mount):
+        card = await fetch(port, mount + SERVER_CARD_PATH)
+        endpoint = await fetch(port, f"{mount}/mcp", "POST")
+    # The card needs no token and says the endpoint does.
+    assert card.status == 200
+    assert json.loads(card.body)["authentication"] == {"required": True, "schemes": ["bearer"]}
+    assert endpoint.status == 401
