@@ -232,6 +232,12 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
         "are counted per client behind it (see docs/limits.md)",
     )
     parser.add_argument(
+        "--server-card",
+        action="store_true",
+        help="HTTP: serve the server's MCP Server Card (SEP-2127) at "
+        "/.well-known/mcp/server-card.json",
+    )
+    parser.add_argument(
         "--redis",
         metavar="URL",
         help="HTTP: keep shared state (sessions, events, tasks, single-use requestState) "
@@ -359,16 +365,17 @@ def _serve_http(args: argparse.Namespace) -> int:
             _error(f"--shutdown-grace must be 0 or more seconds, got {args.shutdown_grace}")
             return 2
         options["shutdown_grace"] = args.shutdown_grace
+    rules: dict[str, object] = {"server_card": True} if args.server_card else {}
     if args.trusted_proxy:
+        rules["trusted_proxies"] = tuple(args.trusted_proxy)
+    if rules:
         from ..http.server import default_config
 
         hosts = (
             {"allowed_hosts": options.pop("allowed_hosts")} if "allowed_hosts" in options else {}
         )
         try:
-            options["config"] = default_config(
-                args.host or "127.0.0.1", path, trusted_proxies=tuple(args.trusted_proxy), **hosts
-            )
+            options["config"] = default_config(args.host or "127.0.0.1", path, **rules, **hosts)
         except UnsafeBindError as exc:
             _error(str(exc))
             return 2
