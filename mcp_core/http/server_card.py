@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 from msgspec import UNSET, Struct, UnsetType, field
@@ -31,7 +31,11 @@ from mcp_core.types.base import ClientCapabilities, MCPModel, ServerCapabilities
 
 from .decisions import HttpRequest, Reply
 
+if TYPE_CHECKING:
+    from mcp_core.server.app import Server
+
 __all__ = [
+    "CARD_RESOURCE_URI",
     "SCHEMA_URL",
     "SERVER_CARD_PATH",
     "CardAuthentication",
@@ -39,6 +43,7 @@ __all__ = [
     "CardTransport",
     "ServerCard",
     "ServerCardRules",
+    "add_card_resource",
     "server_card",
 ]
 
@@ -47,6 +52,9 @@ SERVER_CARD_PATH: Final = "/.well-known/mcp/server-card.json"
 
 SCHEMA_URL: Final = "https://static.modelcontextprotocol.io/schemas/mcp-server-card/v1.json"
 """The card's ``$schema`` (SEP-2127 "MCP Server Card Schema")."""
+
+CARD_RESOURCE_URI: Final = "mcp://server-card.json"
+"""The card as an MCP resource (SEP-2127 "MCP Resource": servers SHOULD offer it)."""
 
 DYNAMIC: Final = ["dynamic"]
 """Primitives listed through the protocol only (SEP-2127 "Dynamic Primitives")."""
@@ -109,7 +117,8 @@ class ServerCard(MCPModel, frozen=True, kw_only=True):
 def server_card(
     config: ServerConfig,
     *,
-    endpoint: str,
+    endpoint: str | None,
+    transport: str = "streamable-http",
     authenticated: bool = False,
     documentation_url: str | None = None,
 ) -> ServerCard:
@@ -118,7 +127,9 @@ def server_card(
     Args:
         config: the server's session config (its info, capabilities,
             instructions, revisions).
-        endpoint: the MCP endpoint's path (``transport.endpoint``).
+        endpoint: the MCP endpoint's path (``transport.endpoint``); None for
+            a transport without one (stdio).
+        transport: ``transport.type``.
         authenticated: the endpoint checks a bearer token.
         documentation_url: where its documentation is.
 
@@ -138,7 +149,7 @@ def server_card(
         description=info.description,
         icon_url=UNSET if icons is UNSET or not icons else icons[0].src,
         documentation_url=UNSET if documentation_url is None else documentation_url,
-        transport=CardTransport(type="streamable-http", endpoint=endpoint),
+        transport=CardTransport(type=transport, endpoint=UNSET if endpoint is None else endpoint),
         capabilities=capabilities,
         authentication=(
             CardAuthentication(required=True, schemes=["bearer"]) if authenticated else UNSET
@@ -147,6 +158,28 @@ def server_card(
         resources=DYNAMIC if capabilities.resources is not UNSET else UNSET,
         tools=DYNAMIC if capabilities.tools is not UNSET else UNSET,
         prompts=DYNAMIC if capabilities.prompts is not UNSET else UNSET,
+    )
+
+
+def add_card_resource(
+    server: Server, *, transport: str = "streamable-http", endpoint: str | None = "/mcp"
+) -> None:
+    """Offer the server card as the resource ``mcp://server-card.json``
+    (``application/json``; SEP-2127 "MCP Resource"), for clients already
+    connected, on any transport: ``transport="stdio", endpoint=None`` for a
+    server run over stdio. Read, it is the card of the server as it is then."""
+
+    def read() -> str:
+        card = server_card(server.config(), endpoint=endpoint, transport=transport)
+        return msgspec.json.encode(card).decode()
+
+    server.add_resource(
+        read,
+        CARD_RESOURCE_URI,
+        name="server-card",
+        description="This server's MCP Server Card (SEP-2127)",
+        mime_type="application/json",
+        threaded=False,
     )
 
 

@@ -2,7 +2,8 @@
 from the wire: on the h11 server (asyncio and trio) and the ASGI app (mounted under
 uvicorn): off by default, the card's fields, the MUST headers (application/json,
 CORS) and the MAY cache header, HEAD, the CORS preflight, 405, any Host, bearer
-authentication announced, and a card that follows the registry."""
+authentication announced, a card that follows the registry; and the card as the
+MCP resource ``mcp://server-card.json`` (in memory, asyncio and trio)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,13 @@ from http_helpers import RawClient
 from mcp_core import Server
 from mcp_core.auth import Principal, ResourceConfig, TokenRefusal
 from mcp_core.http.server import HttpServerConfig
-from mcp_core.http.server_card import SCHEMA_URL, SERVER_CARD_PATH
+from mcp_core.http.server_card import (
+    CARD_RESOURCE_URI,
+    SCHEMA_URL,
+    SERVER_CARD_PATH,
+    add_card_resource,
+)
+from transports import connect_in_memory
 from transports.auth.bearer import BearerAuth
 from transports.http.asgi import asgi_app
 from transports.http.server import HttpServer
@@ -157,3 +164,17 @@ async def test_a_protected_server(flavour: tuple[str, str]) -> None:
     assert card.status == 200
     assert json.loads(card.body)["authentication"] == {"required": True, "schemes": ["bearer"]}
     assert endpoint.status == 401
+
+
+async def test_the_card_as_a_resource() -> None:
+    server = Server("s", "1")
+    add_card_resource(server, transport="stdio", endpoint=None)
+    async with connect_in_memory(server) as client:
+        listed = (await client.list_resources()).resources
+        read = await client.read_resource(CARD_RESOURCE_URI)
+    # SEP-2127 "MCP Resource": mcp://server-card.json, application/json.
+    assert [(r.uri, r.mime_type) for r in listed] == [(CARD_RESOURCE_URI, "application/json")]
+    (contents,) = read.contents
+    card = json.loads(str(contents.text))
+    assert card["transport"] == {"type": "stdio"}
+    assert card["resources"] == ["dynamic"]  # the card itself is one
