@@ -13,37 +13,22 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
 import pytest
-from adapter_flavours import by_flavour, flavour_fixture  # noqa: F401
+from adapter_flavours import by_flavour, flavour_fixture, served  # noqa: F401
 from apps_helpers import CHART, HOST, LEGACY, apps_server
-from asgi_helpers import starlette_app, uvicorn_serving
 from http_helpers import MODERN, RawClient, modern_headers, reply_of
 
 from mcp_core import Server
 from mcp_core.apps import EXTENSION_ID, MIME_TYPE
-from mcp_core.http.server import HttpServerConfig
-from transports.http.asgi import asgi_app
-from transports.http.server import HttpServer
 
 pytestmark = pytest.mark.anyio
 
 
 @asynccontextmanager
 async def serving(flavour: tuple[str, str], server: Server) -> AsyncIterator[tuple[int, str]]:
-    config = HttpServerConfig()
-    if flavour[1] == "h11":
-        http = HttpServer(server, config)
-        async with anyio.create_task_group() as tg:
-            port = await tg.start(http.serve, "127.0.0.1", 0)
-            try:
-                yield port, "/mcp"
-            finally:
-                tg.cancel_scope.cancel()
-    else:
-        app = asgi_app(server, config=config)
-        async with uvicorn_serving(starlette_app(app)) as port:  # mounted at /api
-            yield port, "/api/mcp"
+    """The port and the MCP endpoint's path of ``server`` served by ``flavour``."""
+    async with served(flavour, server) as (port, mount):
+        yield port, f"{mount}/mcp"
 
 
 class Peer:

@@ -8,14 +8,11 @@ MCP resource ``mcp://server-card.json`` (in memory, asyncio and trio)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-import anyio
 import pytest
-from adapter_flavours import by_flavour, flavour_fixture  # noqa: F401
-from asgi_helpers import starlette_app, uvicorn_serving
+from adapter_flavours import by_flavour, flavour_fixture, served  # noqa: F401
 from http_helpers import RawClient
 
 from mcp_core import Server
@@ -29,8 +26,6 @@ from mcp_core.http.server_card import (
 )
 from transports import connect_in_memory
 from transports.auth.bearer import BearerAuth
-from transports.http.asgi import asgi_app
-from transports.http.server import HttpServer
 
 pytestmark = pytest.mark.anyio
 
@@ -52,24 +47,11 @@ def demo() -> Server:
     return server
 
 
-@asynccontextmanager
-async def serving(
+def serving(
     flavour: tuple[str, str], server: Server, authenticate: Any = None, **options: Any
-) -> AsyncIterator[tuple[int, str]]:
+) -> AbstractAsyncContextManager[tuple[int, str]]:
     """The port and mount point of ``server`` served by ``flavour``."""
-    config = HttpServerConfig(**options)
-    if flavour[1] == "h11":
-        http = HttpServer(server, config, authenticate=authenticate)
-        async with anyio.create_task_group() as tg:
-            port = await tg.start(http.serve, "127.0.0.1", 0)
-            try:
-                yield port, ""
-            finally:
-                tg.cancel_scope.cancel()
-    else:
-        app = asgi_app(server, config=config, authenticate=authenticate)
-        async with uvicorn_serving(starlette_app(app)) as port:  # mounted at /api
-            yield port, "/api"
+    return served(flavour, server, HttpServerConfig(**options), authenticate)
 
 
 async def fetch(port: int, target: str, method: str = "GET", **headers: str) -> Any:
