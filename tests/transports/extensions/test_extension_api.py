@@ -73,11 +73,13 @@ async def test_its_methods_do_not_exist_where_it_is_not_declared(era: str) -> No
 
 
 async def test_its_notification_reaches_its_handler() -> None:
+    # The handshake era: 2026-07-28 streamable HTTP carries no client
+    # notification (transports/http/service.py accepts and drops them).
     async with wire(notes_server(), "legacy", DECLARING) as peer:
         await peer.open()
         await peer.request("notes/add", {"text": "a"})
         await peer.notify("notifications/notes/cleared")
-        # The session handles a connection's messages in order: the list comes after.
+        # The notification is taken before its POST is answered: the list comes after.
         assert (await peer.request("notes/list"))["result"]["notes"] == []
 
 
