@@ -20,7 +20,10 @@ Here an extension is an `Extension` object:
 * **routed**: ``routes()`` maps each method to its handler, ``await
   handler(event, ctx)`` returning the result (as the Server's own routes do);
   ``notification_routes()`` maps client notifications to plain functions
-  ``handler(method, params)``; ``attach(server)`` is called once by `Server.extend`.
+  ``handler(method, params)``; an extension that serves resources of its own
+  schemes (``resource_schemes``: Skills' ``skill://``) adds them to
+  ``resources/list`` (``list_resources``) and answers ``resources/read`` of them
+  (``read_resource``); ``attach(server)`` is called once by `Server.extend`.
 * **negotiated** per request: ``ctx.client.capabilities`` are the handshake's before
   2026-07-28 and the request's ``_meta`` from then on, so `client_settings` and
   `require_client` read both eras alike; a client declares one with
@@ -41,6 +44,7 @@ from msgspec import UNSET
 from .session.config import declares_extension, extension_required
 from .session.events import RequestReceived
 from .types.base import ClientCapabilities, ServerCapabilities
+from .types.content import Resource
 from .types.methods import REVISIONS, Kind, MethodSpec, Sender, register_method
 from .wire.errors import MISSING_REQUIRED_CLIENT_CAPABILITY
 
@@ -122,6 +126,8 @@ class Extension:
     id: str = ""
     handshake: bool = True
     methods: Sequence[ExtensionMethod] = ()
+    #: URI prefixes of the resources it serves itself (``"skill://"``).
+    resource_schemes: tuple[str, ...] = ()
 
     def settings(self) -> dict[str, Any] | None:
         """The settings object declared under ``id`` (default ``{}``); None:
@@ -138,6 +144,17 @@ class Extension:
 
     def attach(self, server: Server) -> None:
         """Called once by `Server.extend`: register resources, keep the server."""
+
+    async def list_resources(self, ctx: Context) -> list[Resource]:
+        """Its resources, listed by ``resources/list`` after the server's own."""
+        return []
+
+    async def read_resource(self, uri: str, ctx: Context) -> Any:
+        """``resources/read`` of a URI under one of ``resource_schemes``: what a
+        resource function may return (`mcp_core.server.results.read_result`), or
+        None for "not one of mine" (then the server's own resources are looked at).
+        """
+        return None
 
 
 class Declared(Extension):

@@ -358,6 +358,8 @@ class Server(Routes):
         self._extensions[extension.id] = extension
         self._routes.update(routes)
         self._notification_routes.update(extension.notification_routes())
+        if extension.resource_schemes:
+            self._resource_extensions = (*self._resource_extensions, extension)
         if extension.handshake:
             self._handshake_extensions = self._handshake_extensions | {extension.id}
         self._generation += 1  # capabilities are derived anew

@@ -123,6 +123,8 @@ class Registry:
         self.subscribe = subscribe
         #: The extensions offered, by identifier (see `Server.extend`).
         self._extensions: dict[str, Extension] = {}
+        #: Those that serve resources of their own schemes (Skills: skill://).
+        self._resource_extensions: tuple[Extension, ...] = ()
         #: Whether plain functions run in worker threads unless registered with
         #: ``threaded=`` (see `add_tool`).
         self.threaded = threaded
