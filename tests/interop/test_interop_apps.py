@@ -1,8 +1,8 @@
 """MCP Apps interop (tests/spec/extensions/apps-2026-01-26.md) with the official MCP
 Python SDK 2.3 (``mcp.server.apps``) and FastMCP 4.2 (``fastmcp.apps``), both eras:
 
-* the SDK's client, declaring the extension (``advertise``), against our Apps server
-  on our h11 server: it finds the tool's ``_meta.ui``, reads the view with its MIME
+* the SDK's client and FastMCP's, declaring the extension (``advertise``), against
+  our Apps server on our h11 server: it finds the tool's ``_meta.ui``, reads the view with its MIME
   type and ``_meta.ui``, and our tool sees the declaration;
 * our `Client(apps=True)` against a server built with the SDK's ``Apps`` helper and
   against one built with FastMCP's ``AppConfig``, served by their own HTTP apps under
@@ -34,6 +34,7 @@ pytestmark = pytest.mark.anyio
 sdk_apps = pytest.importorskip("mcp.server.apps")
 fastmcp = pytest.importorskip("fastmcp")
 
+from fastmcp import Client as FastClient  # noqa: E402
 from fastmcp import Context as FastContext  # noqa: E402
 from fastmcp import FastMCP  # noqa: E402
 from fastmcp.apps import AppConfig, ResourceCSP  # noqa: E402
@@ -52,16 +53,19 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.mark.parametrize("kind", ["sdk", "fastmcp"])
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_sdk_client_with_our_apps_server(mode: str) -> None:
+async def test_their_client_with_our_apps_server(kind: str, mode: str) -> None:
     host = advertise(EXTENSION_ID, {"mimeTypes": [MIME_TYPE]})
+    client_type: Any = SdkClient if kind == "sdk" else FastClient
     with anyio.fail_after(LIMIT):
         async with (
             running(apps_server()) as port,
-            SdkClient(f"http://127.0.0.1:{port}/mcp", mode=mode, extensions=[host]) as client,
+            client_type(f"http://127.0.0.1:{port}/mcp", mode=mode, extensions=[host]) as client,
         ):
             revision = client.protocol_version
-            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            listed = await client.list_tools()  # FastMCP's answers lists
+            tools = {tool.name: tool for tool in getattr(listed, "tools", listed)}
             read = await client.read_resource("ui://charts/bar.html")
             called = await client.call_tool("sales", {"region": "south"})
     assert revision == ("2025-11-25" if mode == "legacy" else mode)
@@ -69,7 +73,7 @@ async def test_sdk_client_with_our_apps_server(mode: str) -> None:
     assert tools["refresh"].meta == {
         "ui": {"resourceUri": "ui://charts/bar.html", "visibility": ["app"]}
     }
-    (contents,) = read.contents
+    (contents,) = getattr(read, "contents", read)
     assert contents.mime_type == MIME_TYPE and contents.text == CHART  # type: ignore[union-attr]
     assert contents.meta is not None and contents.meta["ui"]["prefersBorder"] is True
     assert called.content[0].text == "chart of south drawn in the view"  # type: ignore[union-attr]
