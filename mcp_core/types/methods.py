@@ -32,6 +32,7 @@ from ..wire.jsonrpc import OnePassDecoder
 from . import base as b
 from . import client as c
 from . import server as s
+from . import skills as sk
 from . import tasks as t
 
 __all__ = [
@@ -223,20 +224,28 @@ EXTENSION_METHODS: dict[tuple[str, str], MethodSpec] = {}
 ``tasks/update``, ``tasks/cancel``; no ``tasks/result`` nor ``tasks/list``, so those stay
 -32601). Kept apart from METHODS, which mirrors the core schemas."""
 
-for _method, _params, _result in (
-    ("tasks/get", t.TaskRequestParams, t.DetailedTask),
-    ("tasks/update", t.UpdateTaskRequestParams, b.Result),
-    ("tasks/cancel", t.TaskRequestParams, b.Result),
-):
-    EXTENSION_METHODS[_method, LATEST_REVISION] = MethodSpec(
-        method=_method,
-        revision=LATEST_REVISION,
-        sender="client",
-        kind="request",
-        params_type=_params,
-        params_required=True,
-        result_type=_result,
-    )
+_Row = tuple[str, tuple[str, ...], type[Any], bool, type[Any]]
+_extension_rows: tuple[_Row, ...] = (
+    ("tasks/get", _NEW, t.TaskRequestParams, True, t.DetailedTask),
+    ("tasks/update", _NEW, t.UpdateTaskRequestParams, True, b.Result),
+    ("tasks/cancel", _NEW, t.TaskRequestParams, True, b.Result),
+    # The skills extension (SEP-2640 "Enumeration via skills/list", "Retrieval via
+    # skills/get"): negotiated in the handshake up to 2025-11-25 (SEP-2133), per
+    # request in 2026-07-28; whether the server declared it is the caller's check.
+    ("skills/list", _ALL, b.PaginatedRequestParams, False, sk.ListSkillsResult),
+    ("skills/get", _ALL, sk.GetSkillRequestParams, True, sk.GetSkillResult),
+)
+for _method, _revisions, _params, _required, _result in _extension_rows:
+    for _revision in _revisions:
+        EXTENSION_METHODS[_method, _revision] = MethodSpec(
+            method=_method,
+            revision=_revision,
+            sender="client",
+            kind="request",
+            params_type=_params,
+            params_required=_required,
+            result_type=_result,
+        )
 
 
 def method_spec(method: str, revision: str) -> MethodSpec | None:
