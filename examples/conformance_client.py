@@ -167,7 +167,8 @@ async def load_verified(client: Client) -> None:
     except SkillVerificationError as exc:
         print(f"refused {exc.uri}: {exc.reason}: {exc}")
         return
-    for file in skill.entry.resources or []:
+    files = skill.entry.resources
+    for file in [] if files == "dynamic" else files:
         await skill.read(file.uri)
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mcp_core import LocalProtocolError
-from mcp_core.client.frontmatter import split_frontmatter
 from mcp_core.client.pagination import Cursors
 from mcp_core.client.skills import (
     SkillCache,
@@ -18,8 +17,10 @@ from mcp_core.client.skills import (
     list_skills,
     listed_file,
     offers_skills,
+    skill_name,
     verify_file,
 )
+from mcp_core.skills.frontmatter import split_frontmatter
 from mcp_core.types.skills import GetSkillResult, ListSkillsResult, SkillEntry
 
 from .driver import _now
@@ -141,7 +142,7 @@ class LoadedSkill:
 
     @property
     def name(self) -> str:
-        return self.entry.name
+        return skill_name(self.entry)
 
     @property
     def body(self) -> str:

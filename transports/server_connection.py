@@ -25,7 +25,13 @@ import anyio
 from anyio.abc import ObjectStream, TaskGroup
 
 from mcp_core import REVISIONS, Context, Limits, LocalProtocolError, Server, ServerSession
-from mcp_core.session import Event, ProtocolViolation, RequestCancelled, RequestReceived
+from mcp_core.session import (
+    Event,
+    NotificationReceived,
+    ProtocolViolation,
+    RequestCancelled,
+    RequestReceived,
+)
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
 from .audience import Audience, join
@@ -228,6 +234,9 @@ class ServerConnection:
             log.debug("client broke the protocol: %s (%s)", event.message, event.code)
         elif type(event) is RequestCancelled and self.cancelled is not None:
             self.cancelled(event.id)
+        elif type(event) is NotificationReceived:
+            # An extension's notification (mcp_core/extensions.py routes it).
+            self.server.notified(event.method, event.params)
 
     def deliver(self, method: str, params: Any) -> bool:
         """Hand a change or task notification to the session (which decides

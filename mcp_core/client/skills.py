@@ -30,20 +30,20 @@ import hashlib
 from collections import OrderedDict
 from typing import Any, Final
 
-import msgspec
 from msgspec import UNSET
 
+from ..extensions import server_settings, with_extension
+from ..skills.frontmatter import FrontmatterError, parse_yaml, split_frontmatter
 from ..types import ClientCapabilities, ReadResourceResult
 from ..types.base import PaginatedRequestParams
 from ..types.skills import (
     SKILLS_EXTENSION,
-    GetSkillRequestParams,
+    GetSkillParams,
     GetSkillResult,
     ListSkillsResult,
     SkillEntry,
     SkillFile,
 )
-from .frontmatter import FrontmatterError, parse_frontmatter
 from .requests import Call
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "list_skills",
     "listed_file",
     "offers_skills",
+    "skill_name",
     "skill_root",
     "verify_file",
     "with_skills",
@@ -85,15 +86,18 @@ class SkillVerificationError(ValueError):
 
 def with_skills(capabilities: ClientCapabilities) -> ClientCapabilities:
     """``capabilities`` declaring the skills extension (settings: none)."""
-    extensions = {} if capabilities.extensions is UNSET else dict(capabilities.extensions)
-    extensions[SKILLS_EXTENSION] = {}
-    return msgspec.structs.replace(capabilities, extensions=extensions)
+    return with_extension(capabilities, SKILLS_EXTENSION)
 
 
 def offers_skills(capabilities: Any) -> bool:
     """Whether server ``capabilities`` declare the extension (an object, maybe empty)."""
-    extensions = getattr(capabilities, "extensions", UNSET)
-    return isinstance(extensions, dict) and isinstance(extensions.get(SKILLS_EXTENSION), dict)
+    return capabilities is not None and server_settings(capabilities, SKILLS_EXTENSION) is not None
+
+
+def skill_name(entry: SkillEntry) -> str:
+    """A skill's name: the final segment of its path, which its frontmatter's
+    ``name`` must equal (SEP-2640 "Resource Mapping")."""
+    return skill_root(entry).rsplit("/", 1)[-1]
 
 
 def list_skills(cursor: str | None = None) -> Call[ListSkillsResult]:
@@ -104,7 +108,7 @@ def list_skills(cursor: str | None = None) -> Call[ListSkillsResult]:
 
 def get_skill(uri: str) -> Call[GetSkillResult]:
     """``skills/get``: the entry of the skill whose ``SKILL.md`` is ``uri``."""
-    return Call("skills/get", GetSkillRequestParams(uri=uri), GetSkillResult)
+    return Call("skills/get", GetSkillParams(uri=uri), GetSkillResult)
 
 
 # --- verification -------------------------------------------------------------------------
@@ -127,7 +131,7 @@ def listed_file(entry: SkillEntry, path_or_uri: str) -> SkillFile:
     """
     root = skill_root(entry)
     uri = path_or_uri if "://" in path_or_uri else f"{root}/{path_or_uri.lstrip('/')}"
-    if entry.resources is UNSET:
+    if entry.resources == "dynamic":
         raise SkillVerificationError(
             uri, "dynamic", "the skill lists no files, so none can be verified"
         )
@@ -166,7 +170,7 @@ def verify_file(file: SkillFile, data: bytes) -> bytes:
     Raises:
         SkillVerificationError: ``data`` is not that file.
     """
-    if file.size is not UNSET and len(data) != file.size:
+    if len(data) != file.size:
         raise SkillVerificationError(
             file.uri, "size", f"read {len(data)} bytes where the entry says {file.size}"
         )
@@ -186,9 +190,11 @@ def check_frontmatter(entry: SkillEntry, data: bytes) -> dict[str, Any]:
         SkillVerificationError: it differs, or cannot be read.
     """
     try:
-        found = parse_frontmatter(data.decode())
+        found = parse_yaml(split_frontmatter(data.decode())[0])
     except (UnicodeDecodeError, FrontmatterError) as exc:
         raise SkillVerificationError(entry.uri, "frontmatter", str(exc)) from None
+    if not isinstance(found, dict):
+        raise SkillVerificationError(entry.uri, "frontmatter", "its frontmatter is not a mapping")
     expected = entry.frontmatter
     differing = sorted(
         key for key in found.keys() | expected.keys() if _differ(found.get(key), expected.get(key))
@@ -199,11 +205,10 @@ def check_frontmatter(entry: SkillEntry, data: bytes) -> dict[str, Any]:
             "frontmatter",
             f"its frontmatter differs from the entry's in {', '.join(differing)}",
         )
-    if found.get("name") != entry.name:
+    name = skill_name(entry)
+    if found.get("name") != name:
         raise SkillVerificationError(
-            entry.uri,
-            "name",
-            f"the skill at this URI is named {entry.name!r}, not {found.get('name')!r}",
+            entry.uri, "name", f"the skill at this URI is named {name!r}, not {found.get('name')!r}"
         )
     return found
 

@@ -26,6 +26,7 @@ from typing import Any, Final, Literal
 import msgspec
 from msgspec import UNSET
 
+from ..extensions import with_extension
 from ..server.context import McpError
 from ..session.base import CLIENT_CAPABILITIES_KEY
 from ..types import (
@@ -159,9 +160,7 @@ def with_tasks(capabilities: ClientCapabilities) -> ClientCapabilities:
     """``capabilities`` declaring the 2026-07-28 tasks extension: the server may
     then answer with a CreateTaskResult (tasks extension "Capability
     Negotiation"), which `next_step` follows to its end."""
-    extensions = {} if capabilities.extensions is UNSET else dict(capabilities.extensions)
-    extensions[TASKS_EXTENSION] = {}
-    return msgspec.structs.replace(capabilities, extensions=extensions)
+    return with_extension(capabilities, TASKS_EXTENSION)
 
 
 def task_call(

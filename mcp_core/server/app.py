@@ -41,11 +41,12 @@ from typing import Any, Final, TypeAlias
 import msgspec
 from msgspec import UNSET
 
+from ..extensions import Declared, Extension, NotificationRoute, register
 from ..http.shared import Bus, EventLog, SessionRegistry
 from ..session.events import RequestReceived
 from ..session.server import ServerConfig
 from ..tasks.engine import TaskEngine
-from ..tasks.serving import TaskService
+from ..tasks.serving import TaskService, TasksExtension
 from ..tasks.store import TaskStore
 from ..types.base import Icon, Implementation
 from ..types.methods import REVISIONS
@@ -105,10 +106,12 @@ class Server(Routes):
         icons: icons for user interfaces (Icon, or dicts of one: ``src``,
             ``mimeType``, ``sizes``, ``theme``).
         website_url: the server's home page.
-        extensions: ``capabilities.extensions``, by extension identifier
-            (2026-07-28); left out of the answer to older revisions, as are
-            ``description``, ``icons`` and ``website_url`` before 2025-11-25
-            and ``title`` before 2025-06-18 (each revision's schema).
+        extensions: the extensions offered (mcp_core.extensions, SEP-2133):
+            `Extension` objects, each declared, negotiated and routed as
+            `extend` does; or a mapping of identifier -> settings, declared in
+            2026-07-28 only and routing nothing (`Declared`). ``description``,
+            ``icons`` and ``website_url`` are left out of answers before
+            2025-11-25 and ``title`` before 2025-06-18 (each revision's schema).
         page_size: items per page of every list; None (default) lists everything
             in one page.
         state_key: the key that seals 2026-07-28 ``requestState`` (32+ bytes),
@@ -164,7 +167,7 @@ class Server(Routes):
         description: str | None = None,
         icons: Sequence[Icon | Mapping[str, Any]] | None = None,
         website_url: str | None = None,
-        extensions: Mapping[str, Mapping[str, Any]] | None = None,
+        extensions: Mapping[str, Mapping[str, Any]] | Sequence[Extension] | None = None,
         page_size: int | None = None,
         state_key: bytes | Sequence[bytes] | None = None,
         state_ttl: float = 300.0,
@@ -190,9 +193,6 @@ class Server(Routes):
             if icons is None
             else [msgspec.convert(icon, Icon, from_attributes=True) for icon in icons],
             website_url=opt(website_url),
-        )
-        self.extensions = (
-            None if extensions is None else {k: dict(v) for k, v in extensions.items()}
         )
         self.instructions = instructions
         self.page_size = page_size
@@ -238,7 +238,13 @@ class Server(Routes):
             TaskEngine(task_store, ttl_ms=task_ttl_ms, poll_interval_ms=task_poll_interval_ms),
             self.offers_tasks,
         )
-        self._routes.update(self.tasks.routes())
+        self._notification_routes: dict[str, NotificationRoute] = {}
+        self._handshake_extensions: frozenset[str] = frozenset()
+        self.extend(TasksExtension(self.tasks))
+        if isinstance(extensions, Mapping):
+            extensions = [Declared(name, settings) for name, settings in extensions.items()]
+        for extension in extensions or ():
+            self.extend(extension)
         #: Where HTTP sessions are shared between replicas (see `share_state`).
         self.session_registry: SessionRegistry | None = None
         #: Where SSE events are shared between replicas (see `share_state`).
@@ -303,8 +309,6 @@ class Server(Routes):
         """
         self._started = True
         capabilities = self.capabilities()
-        if self.extensions is not None:
-            capabilities = msgspec.structs.replace(capabilities, extensions=self.extensions)
         key = (revisions, tuple(sorted(options.items()))) if options else revisions
         cached = self._configs.get(key)
         # The same config object while nothing changed, so that sessions share
@@ -315,6 +319,7 @@ class Server(Routes):
             and (cached.capabilities is capabilities or cached.capabilities == capabilities)
             and cached.server_info == self.info
             and cached.instructions == self.instructions
+            and cached.handshake_extensions == self._handshake_extensions
         ):
             return cached
         config = ServerConfig(
@@ -322,10 +327,62 @@ class Server(Routes):
             capabilities=capabilities,
             instructions=self.instructions,
             revisions=revisions,
+            handshake_extensions=self._handshake_extensions,
             **options,
         )
         self._configs[key] = config
         return config
+
+    # --- extensions --------------------------------------------------------------------
+
+    def extend(self, extension: Extension) -> Extension:
+        """Offer ``extension`` (mcp_core.extensions, SEP-2133): its methods join
+        the method table, its settings ``capabilities.extensions`` (and the
+        ``initialize`` answer's unless ``extension.handshake`` is False), its
+        routes this server's; then ``extension.attach(self)``.
+
+        Returns:
+            ``extension``.
+
+        Raises:
+            ValueError: another extension has its identifier, or one of its
+                methods is routed already.
+        """
+        if extension.id in self._extensions:
+            raise ValueError(f"extension {extension.id!r} is offered already")
+        register(extension)
+        routes = dict(extension.routes())
+        taken = sorted(set(routes) & set(self._routes))
+        if taken:
+            raise ValueError(f"extension {extension.id!r}: {', '.join(taken)} routed already")
+        self._extensions[extension.id] = extension
+        self._routes.update(routes)
+        self._notification_routes.update(extension.notification_routes())
+        if extension.resource_schemes:
+            self._resource_extensions = (*self._resource_extensions, extension)
+        if extension.handshake:
+            self._handshake_extensions = self._handshake_extensions | {extension.id}
+        self._generation += 1  # capabilities are derived anew
+        extension.attach(self)
+        return extension
+
+    @property
+    def extensions(self) -> Mapping[str, Extension]:
+        """The extensions offered, by identifier."""
+        return self._extensions
+
+    def notified(self, method: str, params: Any) -> bool:
+        """Hand a client notification to the extension that routes it (a
+        runtime calls this with each NotificationReceived).
+
+        Returns:
+            Whether an extension took it.
+        """
+        route = self._notification_routes.get(method)
+        if route is None:
+            return False
+        route(method, params)
+        return True
 
     # --- dispatch ----------------------------------------------------------------------
 

@@ -9,8 +9,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar, overload
 
+import msgspec
 from msgspec import UNSET
 
 from ..http.headers import header_param_paths
@@ -30,12 +31,15 @@ from ..types.server import (
     Tool,
     ToolAnnotations,
 )
-from ..types.tasks import TASKS_EXTENSION, ToolExecution
+from ..types.tasks import ToolExecution
 from .context import Context
 from .signatures import FunctionInfo, inspect_function
 from .signatures import output_schema as _output_schema
 from .tool_pages import ToolPages
 from .uri_template import UriTemplate, is_template
+
+if TYPE_CHECKING:
+    from ..extensions import Extension
 
 __all__ = ["Registry", "ResourceEntry", "AdvancedHandler", "opt"]
 
@@ -117,6 +121,10 @@ class Registry:
 
     def __init__(self, *, subscribe: bool = False, threaded: bool = True) -> None:
         self.subscribe = subscribe
+        #: The extensions offered, by identifier (see `Server.extend`).
+        self._extensions: dict[str, Extension] = {}
+        #: Those that serve resources of their own schemes (Skills: skill://).
+        self._resource_extensions: tuple[Extension, ...] = ()
         #: Whether plain functions run in worker threads unless registered with
         #: ``threaded=`` (see `add_tool`).
         self.threaded = threaded
@@ -137,7 +145,7 @@ class Registry:
         self._header_paths: dict[str, dict[str, tuple[str, ...]]] | None = None
         # tools/list pages while the tools stay the same (tool_pages.py).
         self._tool_pages = ToolPages()
-        self._capabilities: dict[tuple[bool, ...], ServerCapabilities] = {}
+        self._capabilities: dict[tuple[bool | bytes | None, ...], ServerCapabilities] = {}
         # Bumped by every change that capabilities() reads (but `subscribe`, a
         # public attribute, which it reads each time): its last answer stands
         # while this and `subscribe` stay the same.
@@ -636,9 +644,18 @@ class Registry:
         resources = self._offers("resources") or subscribe
         completions = self._completion is not None or "completions" in self._declared
         tasks = self.offers_tasks()
+        extensions = self._extension_settings()
         # The same answer for the same registry: every session of an HTTP server
         # asks (once per 2026-07-28 request), and the answer is a few Structs.
-        key = (tools, prompts, resources, subscribe, completions, tasks)
+        key = (
+            tools,
+            prompts,
+            resources,
+            subscribe,
+            completions,
+            tasks,
+            None if extensions is UNSET else msgspec.json.encode(extensions),
+        )
         known = self._capabilities.get(key)
         if known is not None:
             return known
@@ -672,10 +689,20 @@ class Registry:
                 if tasks
                 else UNSET
             ),
-            extensions={TASKS_EXTENSION: {}} if tasks else UNSET,
+            extensions=extensions,
         )
         self._capabilities[key] = capabilities
         return capabilities
+
+    def _extension_settings(self) -> Any:
+        # capabilities.extensions (SEP-2133 "Negotiation"): each extension's
+        # settings object under its identifier, None leaving it out.
+        declared = {}
+        for name, extension in self._extensions.items():
+            settings = extension.settings()
+            if settings is not None:
+                declared[name] = settings
+        return declared or UNSET
 
     def _changed(self, feature: str) -> None:
         self._generation += 1

@@ -141,7 +141,11 @@ class Routes(RoundTrips):
     async def _list_resources(self, event: RequestReceived, ctx: Context) -> Any:
         if event.method in self._handlers:
             return await self._list_advanced(event, ctx)
-        resources, cursor = self._page(event, self.resources)
+        listed = self.resources
+        for extension in self._resource_extensions:
+            # An extension's own resources after the registry's (mcp_core/extensions.py).
+            listed = [*listed, *await extension.list_resources(ctx)]
+        resources, cursor = self._page(event, listed)
         return ListResourcesResult(resources=resources, next_cursor=cursor)
 
     async def _list_templates(self, event: RequestReceived, ctx: Context) -> Any:
@@ -275,6 +279,11 @@ class Routes(RoundTrips):
         async def run() -> Any:
             if "resources/read" in self._handlers:
                 return await self._advanced(event, ctx)
+            for extension in self._resource_extensions:
+                if uri.startswith(extension.resource_schemes):
+                    value = await extension.read_resource(uri, ctx)
+                    if value is not None:
+                        return read_result(value, uri, None)
             entry, values = self._match(uri)
             if entry is None:
                 raise self._not_found(uri, event.revision)

@@ -28,6 +28,9 @@ __all__ = [
     "ClientInfo",
     "ServerConfig",
     "as_of",
+    "declares_extension",
+    "extension_required",
+    "handshake_capabilities",
     "grant",
     "has_capability",
     "missing_client_capability",
@@ -71,6 +74,10 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True):
             depends on who asks.
         server_info_in_results: add serverInfo to every modern result's _meta
             (2026-07-28 basic/index.mdx: SHOULD, unless configured not to).
+        handshake_extensions: the identifiers of the declared extensions that the
+            ``initialize`` answer declares too (SEP-2133 "Negotiation": in the
+            handshake; tests/spec/extensions/sep-2133-extensions.md). The others
+            (the tasks extension) exist from 2026-07-28 only.
     """
 
     server_info: Implementation
@@ -82,6 +89,7 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True):
     result_ttl_ms: int = 0
     result_cache_scope: str = "private"
     server_info_in_results: bool = True
+    handshake_extensions: frozenset[str] = frozenset()
 
 
 class ClientInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -127,6 +135,32 @@ def as_of(value: _S, since: dict[str, str], revision: str) -> _S:
         if getattr(value, name) is not UNSET and order(revision) < order(first)
     }
     return msgspec.structs.replace(value, **dropped) if dropped else value
+
+
+def handshake_capabilities(config: ServerConfig, revision: str) -> ServerCapabilities:
+    """The capabilities an ``initialize`` answer in ``revision`` declares: those of
+    the revision's schema, and ``extensions`` with the ones declared in the
+    handshake (`ServerConfig.handshake_extensions`)."""
+    capabilities = config.capabilities
+    extensions = capabilities.extensions
+    if extensions is UNSET or REVISIONS.index(revision) >= REVISIONS.index("2026-07-28"):
+        return capabilities
+    kept = {k: v for k, v in extensions.items() if k in config.handshake_extensions}
+    return msgspec.structs.replace(capabilities, extensions=kept or UNSET)
+
+
+def declares_extension(capabilities: Any, extension: str) -> bool:
+    """Whether client or server ``capabilities`` declare ``extension`` (SEP-2133
+    "Negotiation": ``capabilities.extensions``, by identifier)."""
+    extensions = capabilities.extensions
+    return extensions is not UNSET and extension in extensions
+
+
+def extension_required(extension: str, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``data`` of a -32021 refusal for a client that did not declare
+    ``extension`` (2026-07-28 basic/index.mdx "Missing Required Client
+    Capability": ``requiredCapabilities``)."""
+    return {"requiredCapabilities": {"extensions": {extension: settings or {}}}}
 
 
 # Which server capability an incoming request needs: (capability, sub-flag or None).

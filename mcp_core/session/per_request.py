@@ -32,7 +32,14 @@ from ..wire.errors import (
 )
 from ..wire.jsonrpc import Request, RequestId
 from .base import CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY
-from .config import ClientInfo, ServerConfig, grant, has_capability
+from .config import (
+    ClientInfo,
+    ServerConfig,
+    declares_extension,
+    extension_required,
+    grant,
+    has_capability,
+)
 
 __all__ = [
     "capability_refusal",
@@ -301,9 +308,7 @@ def grant_filter(
         ),
         task_ids=(
             wanted.task_ids
-            if wanted.task_ids is not UNSET
-            and capabilities.extensions is not UNSET
-            and TASKS_EXTENSION in capabilities.extensions
+            if wanted.task_ids is not UNSET and declares_extension(capabilities, TASKS_EXTENSION)
             else UNSET
         ),
     )
@@ -320,14 +325,13 @@ def tasks_refusal(client: ClientInfo, wanted: SubscriptionFilter, request_id: Re
     """
     if wanted.task_ids is UNSET:
         return
-    extensions = client.capabilities.extensions
-    if extensions is not UNSET and TASKS_EXTENSION in extensions:
+    if declares_extension(client.capabilities, TASKS_EXTENSION):
         return
     raise RemoteProtocolError(
         "Missing required client capability",
         MISSING_REQUIRED_CLIENT_CAPABILITY,
         request_id=request_id,
-        data={"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+        data=extension_required(TASKS_EXTENSION),
     )
 
 

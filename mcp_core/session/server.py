@@ -66,7 +66,6 @@ from .base import (
     SessionState,
 )
 from .config import (
-    CAPABILITIES_SINCE,
     FILTER_FIELD,
     IMPLEMENTATION_SINCE,
     LOG_LEVELS,
@@ -75,6 +74,8 @@ from .config import (
     ClientInfo,
     ServerConfig,
     as_of,
+    declares_extension,
+    handshake_capabilities,
     has_capability,
     missing_client_capability,
     uri_of,
@@ -289,6 +290,12 @@ class ServerSession(BaseSession):
         spec = method_spec(method, revision)
         if spec is None or spec.sender == "server" or spec.kind != "request":
             raise unknown_method_refusal(method, revision, message.id)
+        if spec.extension is not None and not declares_extension(
+            self.config.capabilities, spec.extension
+        ):
+            # An extension's method exists only where we declared the extension
+            # (SEP-2133 "Graceful Degradation": the core protocol otherwise).
+            raise unknown_method_refusal(method, revision, message.id)
         needs = NEEDS_SERVER_CAPABILITY.get(method)
         if needs is not None and not has_capability(self.config.capabilities, *needs):
             raise capability_refusal(method, needs, message.id)
@@ -363,7 +370,7 @@ class ServerSession(BaseSession):
             message.id,
             InitializeResult(
                 protocol_version=revision,
-                capabilities=as_of(self.config.capabilities, CAPABILITIES_SINCE, revision),
+                capabilities=handshake_capabilities(self.config, revision),
                 server_info=as_of(self.config.server_info, IMPLEMENTATION_SINCE, revision),
                 instructions=UNSET if instructions is None else instructions,
             ),

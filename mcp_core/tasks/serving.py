@@ -20,14 +20,16 @@ When a ``tools/call`` becomes a task:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final
 
 import msgspec
 from msgspec import UNSET
 
+from ..extensions import Extension
 from ..server.context import Context, McpError
 from ..server.failures import log_failure
+from ..session.config import declares_extension, extension_required
 from ..session.events import RequestReceived
 from ..types.tasks import TASKS_EXTENSION
 from ..wire.errors import (
@@ -49,7 +51,7 @@ from .render import (
 )
 from .store import StoreFull
 
-__all__ = ["TASKS_EXTENSION", "TaskService", "declares_tasks"]
+__all__ = ["TASKS_EXTENSION", "TaskService", "TasksExtension", "declares_tasks"]
 
 LEGACY_TASKS_REVISION: Final = LEGACY_ERA
 LIST_PAGE: Final = 50
@@ -61,16 +63,36 @@ Route = Callable[[RequestReceived, Context], Awaitable[Any]]
 
 def declares_tasks(ctx: Context) -> bool:
     """Whether a 2026-07-28 request's client declared the tasks extension."""
-    extensions = ctx.client.capabilities.extensions
-    return extensions is not UNSET and TASKS_EXTENSION in extensions
+    return declares_extension(ctx.client.capabilities, TASKS_EXTENSION)
 
 
 def _missing_extension() -> McpError:
     return McpError(
         MISSING_REQUIRED_CLIENT_CAPABILITY,
         "Missing required client capability",
-        data={"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+        data=extension_required(TASKS_EXTENSION),
     )
+
+
+class TasksExtension(Extension):
+    """The 2026-07-28 tasks extension on the extension API: declared while some
+    tool may run as a task (tasks extension "Capability Negotiation"), in
+    2026-07-28 only (the handshake era has the ``tasks`` capability instead);
+    its methods are in the method table already (types/methods.py), and its
+    routes serve both eras' ``tasks/*`` (2025-11-25 ``tasks/result`` and
+    ``tasks/list`` included)."""
+
+    id = TASKS_EXTENSION
+    handshake = False
+
+    def __init__(self, service: TaskService) -> None:
+        self.service = service
+
+    def settings(self) -> dict[str, Any] | None:
+        return {} if self.service.offered() else None
+
+    def routes(self) -> Mapping[str, Route]:
+        return self.service.routes()
 
 
 def _error_bytes(code: int, message: str, data: Any = None) -> bytes:

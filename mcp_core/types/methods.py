@@ -32,7 +32,7 @@ from ..wire.jsonrpc import OnePassDecoder
 from . import base as b
 from . import client as c
 from . import server as s
-from . import skills as sk
+from . import skills as k
 from . import tasks as t
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "message_decoder",
     "method_spec",
     "params_decoder",
+    "register_method",
     "result_decoder",
 ]
 
@@ -80,6 +81,9 @@ class MethodSpec(msgspec.Struct, frozen=True, kw_only=True):
     input_required: bool = False
     #: 2025-11-25: a request with ``params.task`` may be answered with a CreateTaskResult.
     task_augmentable: bool = False
+    #: The identifier of the extension that defines the method (SEP-2133), or None for the
+    #: core protocol's. A server takes it only while it declares that extension.
+    extension: str | None = None
 
 
 _L = LEGACY_REVISIONS
@@ -219,33 +223,87 @@ _add("notifications/tasks/status", _TASKS, "both", "notification",
 
 
 EXTENSION_METHODS: dict[tuple[str, str], MethodSpec] = {}
-"""Methods of extensions served beside the core ones: the 2026-07-28 tasks extension
-``io.modelcontextprotocol/tasks`` (experimental-ext-tasks, tasks.mdx: ``tasks/get``,
-``tasks/update``, ``tasks/cancel``; no ``tasks/result`` nor ``tasks/list``, so those stay
--32601). Kept apart from METHODS, which mirrors the core schemas."""
+"""Methods of extensions (SEP-2133), each tagged with its extension's identifier, kept apart
+from METHODS, which mirrors the core schemas. `register_method` adds to it (mcp_core.extensions
+does, for an extension written anywhere); the built-in ones are here so that the one-pass
+decoder reads their params:
 
-_Row = tuple[str, tuple[str, ...], type[Any], bool, type[Any]]
-_extension_rows: tuple[_Row, ...] = (
-    ("tasks/get", _NEW, t.TaskRequestParams, True, t.DetailedTask),
-    ("tasks/update", _NEW, t.UpdateTaskRequestParams, True, b.Result),
-    ("tasks/cancel", _NEW, t.TaskRequestParams, True, b.Result),
-    # The skills extension (SEP-2640 "Enumeration via skills/list", "Retrieval via
-    # skills/get"): negotiated in the handshake up to 2025-11-25 (SEP-2133), per
-    # request in 2026-07-28; whether the server declared it is the caller's check.
-    ("skills/list", _ALL, b.PaginatedRequestParams, False, sk.ListSkillsResult),
-    ("skills/get", _ALL, sk.GetSkillRequestParams, True, sk.GetSkillResult),
-)
-for _method, _revisions, _params, _required, _result in _extension_rows:
-    for _revision in _revisions:
-        EXTENSION_METHODS[_method, _revision] = MethodSpec(
-            method=_method,
-            revision=_revision,
-            sender="client",
-            kind="request",
-            params_type=_params,
-            params_required=_required,
-            result_type=_result,
+* the 2026-07-28 tasks extension ``io.modelcontextprotocol/tasks`` (experimental-ext-tasks,
+  tasks.mdx: ``tasks/get``, ``tasks/update``, ``tasks/cancel``; no ``tasks/result`` nor
+  ``tasks/list``, so those stay -32601);
+* Skills, ``io.modelcontextprotocol/skills`` (SEP-2640, tests/spec/extensions/): ``skills/list``,
+  ``skills/get`` and ``resources/directory/read``, in every revision (SEP-2133 "Negotiation"
+  declares extensions in the handshake as well).
+"""
+
+
+def register_method(spec: MethodSpec) -> None:
+    """Add an extension's method to EXTENSION_METHODS; the same extension registering it
+    again replaces it (a module loaded twice).
+
+    Raises:
+        ValueError: ``spec`` has no extension, names a core method of its revision, or a
+            method another extension registered under that name and revision.
+    """
+    key = (spec.method, spec.revision)
+    if spec.extension is None:
+        raise ValueError(f"{spec.method}: an extension method names its extension")
+    if key in METHODS:
+        raise ValueError(f"{spec.method} is a core method in {spec.revision}")
+    known = EXTENSION_METHODS.get(key)
+    if known is not None and known.extension != spec.extension:
+        raise ValueError(
+            f"{spec.method} ({spec.revision}) is already registered by {known.extension}"
         )
+    EXTENSION_METHODS[key] = spec
+
+
+def _add_extension(
+    extension: str,
+    method: str,
+    revisions: tuple[str, ...],
+    params_type: type[msgspec.Struct],
+    result_type: Any,
+    *,
+    params_required: bool = True,
+) -> None:
+    for revision in revisions:
+        register_method(
+            MethodSpec(
+                method=method,
+                revision=revision,
+                sender="client",
+                kind="request",
+                params_type=params_type,
+                params_required=params_required,
+                result_type=result_type,
+                extension=extension,
+            )
+        )
+
+
+for _method, _params, _result in (
+    ("tasks/get", t.TaskRequestParams, t.DetailedTask),
+    ("tasks/update", t.UpdateTaskRequestParams, b.Result),
+    ("tasks/cancel", t.TaskRequestParams, b.Result),
+):
+    _add_extension(t.TASKS_EXTENSION, _method, _NEW, _params, _result)
+_add_extension(
+    k.SKILLS_EXTENSION,
+    "skills/list",
+    _ALL,
+    b.PaginatedRequestParams,
+    k.ListSkillsResult,
+    params_required=False,
+)
+_add_extension(k.SKILLS_EXTENSION, "skills/get", _ALL, k.GetSkillParams, k.GetSkillResult)
+_add_extension(
+    k.SKILLS_EXTENSION,
+    "resources/directory/read",
+    _ALL,
+    k.DirectoryReadParams,
+    k.DirectoryReadResult,
+)
 
 
 def method_spec(method: str, revision: str) -> MethodSpec | None:

@@ -1,25 +1,29 @@
-"""Skills extension types (SEP-2640, extension ``io.modelcontextprotocol/skills``).
+"""Types of the Skills extension, ``io.modelcontextprotocol/skills`` (SEP-2640).
 
-A skill is a directory of files served as resources (``skill://<skill-path>/<file>``);
-``skills/list`` enumerates entries, ``skills/get`` returns one by its ``SKILL.md`` URI.
-An entry carries the ``SKILL.md`` frontmatter rendered as JSON and, for a skill that is
-not generated on the fly, every file with its SHA-256 digest and byte size
-(tests/spec/extensions/skills/README.md names the text followed and its commit;
-SEP-2640 "Enumeration via skills/list", "Retrieval via skills/get", "Resources").
+The SEP text followed is vendored at tests/spec/extensions/sep-2640-skills-extension.md
+(modelcontextprotocol/modelcontextprotocol, commit 753b9f2b). It adds two methods,
+``skills/list`` and ``skills/get`` ("Enumeration via skills/list", "Retrieval via
+skills/get"), and ``resources/directory/read`` ("Directory Listing"), served when the
+server declares ``directoryRead: true``. Results are cacheable in 2026-07-28 (SEP-2549
+``ttlMs`` / ``cacheScope``), as ``resources/list`` is.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, Literal
 
-from msgspec import UNSET, UnsetType, field
+from msgspec import UNSET, UnsetType
 
-from .base import MCPModel, RequestParams
-from .server import CacheableResult, _CacheablePage
+from .base import Cursor, MCPModel, PaginatedRequestParams, RequestParams
+from .content import Resource
+from .server import CacheableResult
 
 __all__ = [
+    "DIRECTORY_MIME_TYPE",
     "SKILLS_EXTENSION",
-    "GetSkillRequestParams",
+    "DirectoryReadParams",
+    "DirectoryReadResult",
+    "GetSkillParams",
     "GetSkillResult",
     "ListSkillsResult",
     "SkillEntry",
@@ -27,57 +31,62 @@ __all__ = [
 ]
 
 SKILLS_EXTENSION: Final = "io.modelcontextprotocol/skills"
-"""The extension's identifier (SEP-2640 header, "Capability Declaration")."""
+"""The extension's identifier (SEP-2640 "Capability Declaration")."""
+
+DIRECTORY_MIME_TYPE: Final = "inode/directory"
+"""The ``mimeType`` of a directory resource (SEP-2640 "Directory resources")."""
 
 
 class SkillFile(MCPModel, frozen=True, kw_only=True):
-    """One file of a skill: its resource URI, ``sha256:<hex>`` digest and size in
-    bytes (SEP-2640 "Resources", "Integrity and verification")."""
+    """One file of a skill: its URI, ``sha256:{hex}`` digest and size in bytes
+    (SEP-2640 "Resources", "Integrity and verification")."""
 
     uri: str
     digest: str
-    size: int | UnsetType = UNSET
+    size: int
 
 
 class SkillEntry(MCPModel, frozen=True, kw_only=True):
-    """A skill as ``skills/list`` and ``skills/get`` describe it.
-
-    ``resources`` is absent only for a skill generated on the fly, which offers no
-    integrity (SEP-2640 "Resources": hosts MAY decline to load it).
-    """
+    """A skill as ``skills/list`` and ``skills/get`` give it: the URI of its
+    ``SKILL.md``, that file's frontmatter verbatim, and every file of the skill
+    (or ``"dynamic"`` for generated content) (SEP-2640 "Enumeration via
+    skills/list", result fields)."""
 
     uri: str
     frontmatter: dict[str, Any]
-    resources: list[SkillFile] | UnsetType = UNSET
-    meta: dict[str, Any] | UnsetType = field(default=UNSET, name="_meta")
-
-    @property
-    def name(self) -> str:
-        """The skill's name: the final segment of its path (SEP-2640 "Resource
-        Mapping"), which its frontmatter ``name`` must equal."""
-        return self.uri.rsplit("/", 2)[-2] if self.uri.count("/") >= 3 else ""
-
-    @property
-    def description(self) -> str:
-        """The frontmatter's ``description`` ("" when it has none)."""
-        value = self.frontmatter.get("description")
-        return value if isinstance(value, str) else ""
+    resources: list[SkillFile] | Literal["dynamic"]
 
 
-class ListSkillsResult(_CacheablePage, frozen=True, kw_only=True):
-    """``skills/list``: one page of entries; an entry is never split across pages.
-    ``ttlMs`` and ``cacheScope`` from 2026-07-28 (SEP-2549)."""
+class ListSkillsResult(CacheableResult, frozen=True, kw_only=True):
+    """Result of ``skills/list``: one page of entries, each whole on its page."""
 
     skills: list[SkillEntry]
+    next_cursor: Cursor | UnsetType = UNSET
 
 
-class GetSkillRequestParams(RequestParams, frozen=True, kw_only=True):
-    """``skills/get``: the URI of a skill's ``SKILL.md``."""
+class GetSkillParams(RequestParams, frozen=True, kw_only=True):
+    """Params of ``skills/get``: the URI of a skill's ``SKILL.md``."""
 
     uri: str
 
 
 class GetSkillResult(CacheableResult, frozen=True, kw_only=True):
-    """``skills/get``: one entry, a point-in-time snapshot."""
+    """Result of ``skills/get``: one entry, no cursor (SEP-2640 "Retrieval via
+    skills/get"; ``ttlMs``/``cacheScope`` are sent in 2026-07-28 as on
+    ``resources/read``, which conformance 0.2.0-alpha.12 requires)."""
 
     skill: SkillEntry
+
+
+class DirectoryReadParams(PaginatedRequestParams, frozen=True, kw_only=True):
+    """Params of ``resources/directory/read``: a directory's URI and a cursor."""
+
+    uri: str
+
+
+class DirectoryReadResult(CacheableResult, frozen=True, kw_only=True):
+    """Result of ``resources/directory/read``: the direct children, as
+    ``resources/list`` gives resources (SEP-2640 "resources/directory/read")."""
+
+    resources: list[Resource]
+    next_cursor: Cursor | UnsetType = UNSET

@@ -18,6 +18,8 @@ from mcp_core.client.skills import (
     list_skills,
     listed_file,
     offers_skills,
+    skill_name,
+    skill_root,
     verify_file,
     with_skills,
 )
@@ -59,12 +61,13 @@ def test_an_entry_decodes_from_the_seps_example_and_encodes_back() -> None:
         b'{"skills":[{"uri":"skill://acme/billing/refunds/SKILL.md","frontmatter":'
         b'{"name":"refunds","description":"Process refunds","license":"Apache-2.0"},'
         b'"resources":[{"uri":"skill://acme/billing/refunds/SKILL.md","digest":"sha256:b2",'
-        b'"size":10}],"_meta":{"x":1}}],"ttlMs":5000,"cacheScope":"public","nextCursor":"2"}'
+        b'"size":10}]}],"ttlMs":5000,"cacheScope":"public","nextCursor":"2"}'
     )
     page = msgspec.json.decode(raw, type=ListSkillsResult)
     skill = page.skills[0]
-    assert (skill.name, skill.description) == ("refunds", "Process refunds")
-    assert skill.meta == {"x": 1} and page.ttl_ms == 5000 and page.next_cursor == "2"
+    assert skill_name(skill) == "refunds" == skill.frontmatter["name"]
+    assert skill_root(skill) == "skill://acme/billing/refunds"
+    assert page.ttl_ms == 5000 and page.next_cursor == "2"
     assert msgspec.json.decode(msgspec.json.encode(page)) == msgspec.json.decode(raw)
 
 
@@ -107,13 +110,6 @@ def test_a_wrong_digest_fails_even_at_the_right_size() -> None:
     assert caught.value.reason == "digest"
 
 
-def test_an_entry_without_size_is_checked_by_digest_alone() -> None:
-    file = SkillFile(uri="skill://x/a", digest=digest(b"data"))
-    assert verify_file(file, b"data") == b"data"
-    with pytest.raises(SkillVerificationError):
-        verify_file(file, b"date")
-
-
 def test_files_resolve_by_path_from_the_root_or_by_uri_and_only_if_listed() -> None:
     skill = entry()
     assert listed_file(skill, "references/FORMS.md").uri == f"{ROOT}/references/FORMS.md"
@@ -121,7 +117,7 @@ def test_files_resolve_by_path_from_the_root_or_by_uri_and_only_if_listed() -> N
     with pytest.raises(SkillVerificationError) as caught:
         listed_file(skill, "scripts/run.py")  # unlisted: a change to the skill
     assert caught.value.reason == "unlisted"
-    dynamic = SkillEntry(uri=skill.uri, frontmatter=skill.frontmatter)
+    dynamic = SkillEntry(uri=skill.uri, frontmatter=skill.frontmatter, resources="dynamic")
     with pytest.raises(SkillVerificationError) as caught:
         listed_file(dynamic, "SKILL.md")
     assert caught.value.reason == "dynamic"
@@ -150,7 +146,8 @@ def test_json_equality_tells_true_from_one() -> None:
 
 def test_a_frontmatter_naming_another_skill_than_the_uri_is_refused() -> None:
     md = b"---\nname: other\ndescription: d\n---\n"
-    skill = SkillEntry(uri=f"{ROOT}/SKILL.md", frontmatter={"name": "other", "description": "d"})
+    fields = {"name": "other", "description": "d"}
+    skill = SkillEntry(uri=f"{ROOT}/SKILL.md", frontmatter=fields, resources=[])
     with pytest.raises(SkillVerificationError) as caught:
         check_frontmatter(skill, md)
     assert caught.value.reason == "name"
@@ -217,13 +214,14 @@ def test_a_private_result_serves_its_owner_only_a_public_one_anyone() -> None:
 
 def test_verified_files_are_kept_by_digest_and_the_oldest_dropped() -> None:
     cache = SkillCache(max_files=2, max_file_bytes=8)
-    a, b, c = (SkillFile(uri=f"skill://x/{n}", digest=digest(n.encode())) for n in "abc")
+    a, b, c = (SkillFile(uri=f"skill://x/{n}", digest=digest(n.encode()), size=1) for n in "abc")
     cache.keep_file(a, b"a")
     cache.keep_file(b, b"b")
     assert cache.file(a) == b"a"  # a is now the most recent
     cache.keep_file(c, b"c")
     assert cache.file(b) is None and cache.file(a) == b"a" and cache.file(c) == b"c"
-    changed = SkillFile(uri=a.uri, digest=digest(b"a2"))
+    changed = SkillFile(uri=a.uri, digest=digest(b"a2"), size=2)
     assert cache.file(changed) is None  # a new digest is a new file
-    cache.keep_file(SkillFile(uri="skill://x/big", digest="sha256:0"), b"123456789")
-    assert cache.file(SkillFile(uri="skill://x/big", digest="sha256:0")) is None
+    big = SkillFile(uri="skill://x/big", digest="sha256:0", size=9)
+    cache.keep_file(big, b"123456789")
+    assert cache.file(big) is None
