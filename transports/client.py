@@ -607,10 +607,22 @@ class Client:
         if callbacks.roots is None:
             raise RuntimeError("this client declared no roots: pass roots=[...] to Client")
         callbacks.set_roots(roots)
-        method = callbacks.roots_changed(self.session.revision)
-        if method is not None and self._driver is not None and not self._driver.closed:
-            self.session.send_notification(method)
-            self._driver.flush()
+        self.roots_changed()
+
+    def roots_changed(self) -> bool:
+        """Tell the server that the roots changed (``notifications/roots/list_changed``)
+        where its revision has the notification (up to 2025-11-25) and the client
+        declared roots; a 2026-07-28 server asks for roots within each request.
+
+        Returns:
+            Whether the notification was sent.
+        """
+        method = self._callbacks.roots_changed(self.session.revision)
+        if method is None or self._driver is None or self._driver.closed:
+            return False
+        self.session.send_notification(method)
+        self._driver.flush()
+        return True
 
     # --- lists ------------------------------------------------------------------------
 

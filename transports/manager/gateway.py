@@ -34,6 +34,9 @@ What passes through:
   tools and URL elicitation included (why: `mcp_core.manager.gateway`).
 - tasks: a call its client asks to be a task is a task of the gateway's, for a
   tool its upstream lists as task-capable (`mcp_core.manager.gateway`).
+- roots: a handshake-era client's ``notifications/roots/list_changed`` goes to
+  every handshake-era upstream (`Manager.roots_changed`), which asks for the roots
+  again; a 2026-07-28 upstream asks for them within each call anyway.
 - a URL elicitation's completion (``notifications/elicitation/complete``, up to
   2025-11-25) goes to the one gateway client that was asked for it, when that
   client speaks a revision that has it (client/elicitation.mdx: "MUST only send
@@ -128,6 +131,7 @@ def gateway_server(
         return None if found is None else manager.catalog.task_support(*found)
 
     gateway.task_support = task_support
+    gateway.on_roots_changed = manager.roots_changed
     ttl = gateway.state_ttl if parked_ttl is None else parked_ttl
     calls = _Calls(manager, gateway, Parking(manager.start_soon, ttl=ttl, max_parked=max_parked))
     manager.set_callbacks(

@@ -370,6 +370,22 @@ class Manager:
 
     # --- notifications --------------------------------------------------------------------
 
+    def roots_changed(self) -> list[str]:
+        """Tell every connected server whose revision has it that the roots changed
+        (``notifications/roots/list_changed``, up to 2025-11-25; a 2026-07-28 server
+        asks for roots within each request, so it is told nothing). The gateway
+        calls this when one of its clients says its roots changed.
+
+        Returns:
+            The servers told.
+        """
+        told = []
+        for name, link in self._links.items():
+            client = link.client
+            if client is not None and client.roots_changed():
+                told.append(name)
+        return told
+
     def _notified(self, server: str, method: str, params: Any) -> Any:
         kind = self.catalog.notified(server, method)
         if kind is not None and self.on_list_changed is not None:
