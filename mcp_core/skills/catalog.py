@@ -218,13 +218,14 @@ def skill_frontmatter(text: bytes, parser: FrontmatterParser = parse_yaml) -> di
 
 def make_skill(
     path: str,
-    files: Mapping[str, bytes] | Iterable[SkillFile],
+    files: Mapping[str, bytes | str] | Iterable[SkillFile],
     frontmatter: dict[str, Any] | None = None,
     *,
     parser: FrontmatterParser = parse_yaml,
 ) -> Skill:
-    """A skill at ``path`` from its files: contents by relative path, or files
-    already measured (then ``frontmatter`` is SKILL.md's, parsed by the caller).
+    """A skill at ``path`` from its files: contents by relative path (str as
+    UTF-8), or files already measured (then ``frontmatter`` is SKILL.md's, parsed
+    by the caller).
 
     Raises:
         SkillError: no SKILL.md, bad frontmatter, its ``name`` is not the last
@@ -235,6 +236,7 @@ def make_skill(
         raise SkillError(f"skill path {path!r}: segments of URI-safe characters only")
     check_name(segments[-1])
     if isinstance(files, Mapping):
+        files = {k: v.encode() if isinstance(v, str) else bytes(v) for k, v in files.items()}
         if SKILL_FILE not in files:
             raise SkillError(f"skill {path!r} has no {SKILL_FILE}")
         frontmatter = skill_frontmatter(files[SKILL_FILE], parser)

@@ -8,21 +8,17 @@ trio."""
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from types import ModuleType
-from typing import Any
 
 import paths
 import pytest
-from http_helpers import MODERN, RawClient, reply_of, running
+from extension_helpers import wire
 
 from mcp_core import Server
 
 pytestmark = pytest.mark.anyio
 
 NOTES = "com.example/notes"
-LEGACY = "2025-11-25"
 
 
 def load_example() -> ModuleType:
@@ -38,70 +34,6 @@ def load_example() -> ModuleType:
 def notes_server() -> Server:
     example = load_example()
     return Server("notes", "1", extensions=[example.NotesExtension(max_notes=2)])
-
-
-class Wire:
-    """One era's requests as bytes: a legacy session opened with ``capabilities``,
-    or 2026-07-28 requests carrying them in ``_meta``."""
-
-    def __init__(self, raw: RawClient, era: str, capabilities: dict[str, Any]) -> None:
-        self.raw, self.era, self.capabilities = raw, era, capabilities
-        self.session: str | None = None
-        self.ids = 0
-
-    async def open(self) -> dict[str, Any]:
-        """The initialize answer (legacy) or the server/discover answer (modern)."""
-        if self.era == "modern":
-            return await self.request("server/discover")
-        reply = await self.request(
-            "initialize",
-            {
-                "protocolVersion": LEGACY,
-                "capabilities": self.capabilities,
-                "clientInfo": {"name": "raw", "version": "1"},
-            },
-        )
-        await self.notify("notifications/initialized")
-        return reply
-
-    def _headers(self, method: str) -> dict[str, str]:
-        if self.era == "modern":
-            return {"mcp_protocol_version": MODERN, "mcp_method": method}
-        return {} if self.session is None else {"mcp_session_id": self.session}
-
-    def _params(self, params: dict[str, Any] | None) -> dict[str, Any]:
-        params = dict(params or {})
-        if self.era == "modern":
-            params["_meta"] = {
-                "io.modelcontextprotocol/protocolVersion": MODERN,
-                "io.modelcontextprotocol/clientCapabilities": self.capabilities,
-            }
-        return params
-
-    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        self.ids += 1
-        body = {"jsonrpc": "2.0", "id": self.ids, "method": method}
-        body["params"] = params if method == "initialize" else self._params(params)
-        await self.raw.send("POST", body, **self._headers(method))
-        if method == "initialize":
-            answer = await self.raw.answer()
-            self.session = answer.headers["mcp-session-id"]
-            return dict(answer.json())
-        return await reply_of(self.raw)
-
-    async def notify(self, method: str) -> None:
-        body = {"jsonrpc": "2.0", "method": method}
-        if self.era == "modern":
-            body["params"] = self._params(None)
-        await self.raw.send("POST", body, **self._headers(method))
-        assert (await self.raw.answer()).status == 202
-
-
-@asynccontextmanager
-async def wire(server: Server, era: str, capabilities: dict[str, Any]) -> AsyncIterator[Wire]:
-    async with running(server) as port, RawClient(port) as raw:
-        peer = Wire(raw, era, capabilities)
-        yield peer
 
 
 DECLARING = {"extensions": {NOTES: {}}}
@@ -141,11 +73,13 @@ async def test_its_methods_do_not_exist_where_it_is_not_declared(era: str) -> No
 
 
 async def test_its_notification_reaches_its_handler() -> None:
+    # The handshake era: 2026-07-28 streamable HTTP carries no client
+    # notification (transports/http/service.py accepts and drops them).
     async with wire(notes_server(), "legacy", DECLARING) as peer:
         await peer.open()
         await peer.request("notes/add", {"text": "a"})
         await peer.notify("notifications/notes/cleared")
-        # The session handles a connection's messages in order: the list comes after.
+        # The notification is taken before its POST is answered: the list comes after.
         assert (await peer.request("notes/list"))["result"]["notes"] == []
 
 
