@@ -14,6 +14,7 @@
     mcp-core read SERVER URI               read a resource
     mcp-core prompt SERVER NAME [k=v ...]  get a prompt
     mcp-core skills SERVER [NAME]          list its skills, or fetch one (verified)
+    mcp-core skills --config FILE [NAME]   the same over the servers of an mcpServers file
     mcp-core inspect SERVER                everything the server offers, schemas included
     mcp-core dev SERVER                    open the server in the MCP Inspector (needs npx)
     mcp-core config TARGET                 the mcpServers entry desktop clients take
@@ -664,7 +665,7 @@ def _run_prompt(args: argparse.Namespace) -> int:
 
 
 def _configure_skills(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
+    parser.add_argument("server", metavar="SERVER", nargs="?", help=_SERVER_HELP)
     parser.add_argument(
         "name",
         nargs="?",
@@ -677,9 +678,23 @@ def _configure_skills(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--files", action="store_true", help="list the skill's files")
     _add_connection(parser, "print the listing, or the skill's entry and SKILL.md, as JSON")
+    _add_many(parser)
 
 
 def _run_skills(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        # `skills --config FILE [NAME]`: the one positional is the skill.
+        if args.name is None:
+            args.name = args.server
+        elif args.server is not None:
+            _error("with --config, give only the skill's NAME")
+            return 2
+        from .skills import run_many_skills
+
+        return run_many_skills(args)
+    if args.server is None:
+        _error("name a SERVER (or give --config FILE)")
+        return 2
     from .skills import run_skills
 
     return run_skills(args)

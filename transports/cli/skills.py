@@ -8,6 +8,10 @@ files instead, verified the same way; ``--files`` lists its files. Nothing is re
 that the command does not print. A name that two skills share is refused with both
 paths, never resolved to one of them (SEP-2640 "Names").
 
+With ``--config FILE`` (an mcpServers file), the skills of all its servers, each
+under its server's name (``billing/refunds`` is ``refunds`` of server ``billing``),
+fetched and verified the same way.
+
 Exit statuses as for ``mcp-core read``; 1 too when the server does not declare the
 skills extension, when no skill has that name, or when content fails verification.
 """
@@ -18,15 +22,25 @@ import argparse
 import sys
 from typing import Any
 
-from mcp_core import LocalProtocolError
-from mcp_core.client.skills import SkillVerificationError, skill_name, skill_root
+from mcp_core import LocalProtocolError, McpError
+from mcp_core.client.skills import (
+    SkillVerificationError,
+    check_frontmatter,
+    file_bytes,
+    listed_file,
+    skill_name,
+    skill_root,
+    verify_file,
+)
 from mcp_core.types.skills import SkillEntry
 
 from ..client import Client
+from ..manager import Manager
+from ..manager.errors import ServerUnavailable, UnknownName
 from .client import pretty
-from .connect import error, run_session
+from .connect import UsageError, error, run_session
 
-__all__ = ["find_skill", "run_skills", "skill_lines"]
+__all__ = ["find_skill", "run_many_skills", "run_skills", "skill_lines"]
 
 
 class _Refused(Exception):
@@ -90,7 +104,58 @@ def run_skills(args: argparse.Namespace) -> int:
     status, outcome = run_session(args, work, skills=True)
     if outcome is None:
         return status
-    code, value = outcome
+    return _show(args, *outcome)
+
+
+class _Loaded:
+    """A skill fetched through a manager: its entry and verified SKILL.md."""
+
+    def __init__(self, entry: SkillEntry, text: str) -> None:
+        self.entry = entry
+        self.text = text
+
+
+async def _many_work(manager: Manager, args: argparse.Namespace) -> tuple[int, Any]:
+    try:
+        entries = await manager.skills()
+        if args.name is None:
+            return 0, entries
+        found = find_skill(entries, args.name)
+        entry = found if isinstance(found, SkillEntry) else await manager.get_skill(found)
+
+        async def read(path_or_uri: str) -> bytes:
+            file = listed_file(entry, path_or_uri)
+            result = await manager.read_skill_file(file.uri)
+            return verify_file(file, file_bytes(result, file.uri))
+
+        data = await read(entry.uri)
+        check_frontmatter(entry, data)
+        loaded = _Loaded(entry, data.decode())
+        return 0, (loaded, None if args.file is None else await read(args.file))
+    except (SkillVerificationError, _Refused, UnknownName, ServerUnavailable, McpError) as exc:
+        return 1, str(exc)
+
+
+def run_many_skills(args: argparse.Namespace) -> int:
+    """``mcp-core skills --config FILE [NAME]``: the skills of all its servers."""
+    from .many import _run, _unavailable, load_servers
+
+    try:
+        servers = load_servers(args.config, args.timeout)
+    except UsageError as exc:
+        error(str(exc))
+        return 2
+
+    async def work(manager: Manager) -> tuple[Any, tuple[int, Any]]:
+        return manager.status(), await _many_work(manager, args)
+
+    statuses, outcome = _run(args, servers, work, skills=True)
+    down = _unavailable(statuses)
+    status = _show(args, *outcome)
+    return status or (1 if down else 0)
+
+
+def _show(args: argparse.Namespace, code: int, value: Any) -> int:
     if code:
         error(value)
         return code

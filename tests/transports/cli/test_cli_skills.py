@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+from pathlib import Path
 
 import paths
 import pytest
@@ -14,6 +15,7 @@ from transports.cli import main
 
 SERVER = str(paths.SERVERS / "skills_server.py")
 SKILLS = paths.SERVERS / "skills"
+EXAMPLE = paths.ROOT / "examples" / "skills_server.py"
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -68,3 +70,29 @@ def test_what_cannot_be_fetched_fails_with_a_reason(capsys: pytest.CaptureFixtur
     hello = shlex.join([sys.executable, str(paths.ROOT / "examples" / "hello.py")])
     status, _, err = run(capsys, hello)
     assert status == 1 and "did not declare the skills extension" in err
+
+
+def test_with_config_the_skills_of_every_server_under_its_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    serve = ["-m", "transports", "serve"]
+    env = {"PYTHONPATH": str(paths.ROOT)}
+    servers = {
+        "docs": {"command": "python", "args": [*serve, str(EXAMPLE)], "env": env},
+        "more": {"command": "python", "args": [*serve, SERVER], "env": env},
+    }
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": servers}))
+    status, out, _ = run(capsys, "--config", str(config))
+    paths_listed = [line.split()[0] for line in out.splitlines()]
+    assert status == 0 and "docs/pdf-processing" in paths_listed
+    assert "more/support/refunds" in paths_listed and "more/pdf-processing" in paths_listed
+    status, out, _ = run(capsys, "--config", str(config), "more/support/refunds")
+    assert status == 0 and out.endswith("Be kind.\n")
+    forms = (SKILLS / "pdf-processing" / "references" / "FORMS.md").read_text()
+    status, out, _ = run(
+        capsys, "--config", str(config), "docs/pdf-processing", "--file", "references/FORMS.md"
+    )
+    assert (status, out) == (0, forms)
+    status, _, err = run(capsys, "--config", str(config), "pdf-processing")  # two servers
+    assert status == 1 and "docs/pdf-processing, more/pdf-processing" in err
