@@ -28,11 +28,12 @@ import base64
 import binascii
 import hashlib
 from collections import OrderedDict
-from typing import Any, Final
+from typing import Any
 
 from msgspec import UNSET
 
 from ..extensions import server_settings, with_extension
+from ..skills.catalog import SKILL_FILE
 from ..skills.frontmatter import FrontmatterError, parse_yaml, split_frontmatter
 from ..types import ClientCapabilities, ReadResourceResult
 from ..types.base import PaginatedRequestParams
@@ -47,7 +48,6 @@ from ..types.skills import (
 from .requests import Call
 
 __all__ = [
-    "SKILL_FILE",
     "SkillCache",
     "SkillVerificationError",
     "check_frontmatter",
@@ -61,9 +61,6 @@ __all__ = [
     "verify_file",
     "with_skills",
 ]
-
-SKILL_FILE: Final = "SKILL.md"
-"""The file at a skill's root (SEP-2640 "Skill Format")."""
 
 
 class SkillVerificationError(ValueError):
