@@ -4,17 +4,22 @@ its server's name, listed, got, loaded and verified by a client of the gateway.
 Two upstreams in this process serve a skill of the same URI
 (``skill://refunds/SKILL.md``), one speaking 2026-07-28 and one 2025-11-25, and a
 third serves no skills; clients of both eras, as encoded bytes over the in-memory
-pipe (what the client sent is counted), asyncio and trio.
+pipe (what the client sent is counted), asyncio and trio; and through the
+``mcp-core gateway`` command, a process, with a client of each era.
 """
 
 from __future__ import annotations
 
+import json
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import anyio
+import paths
 import pytest
-from manager_helpers import LIMIT
+from manager_helpers import ENV, LIMIT
 from runtime_helpers import Tap
 
 from mcp_core import McpError, Server
@@ -26,6 +31,7 @@ from mcp_core.wire import INVALID_PARAMS
 from transports import Client
 from transports.manager import Manager, gateway_server
 from transports.memory import pipe
+from transports.stdio import stdio_connector
 
 pytestmark = pytest.mark.anyio
 
@@ -136,3 +142,27 @@ def only_reads(tap: Tap) -> list[str]:
         params = request.params
         out.append(params["uri"] if isinstance(params, dict) else params.uri)
     return out
+
+
+@ERAS
+async def test_through_mcp_core_gateway(tmp_path: Path, anyio_backend: str, era: str) -> None:
+    # The command: `mcp-core gateway --config FILE` over two servers serving the
+    # same skills, kept apart by their names; a client of each era.
+    server = str(paths.SERVERS / "skills_server.py")
+    upstream = {"command": "python", "args": ["-m", "transports", "serve", server], "env": ENV}
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"a": upstream, "b": upstream}}))
+    argv = [sys.executable, "-m", "transports", "gateway", "--config", str(config)]
+    connector = stdio_connector([*argv, "--backend", anyio_backend], env=ENV, cwd=paths.ROOT)
+    with anyio.fail_after(LIMIT):
+        async with Client(connector, revisions=(era,), skills=True) as client:
+            listed = [entry.uri for entry in await client.skills.list()]
+            assert "skill://a/pdf-processing/SKILL.md" in listed
+            assert "skill://b/support/refunds/SKILL.md" in listed
+            loaded = await client.skills.load("skill://b/support/refunds/SKILL.md")
+            assert loaded.body.endswith("Be kind.\n")
+            forms = await (await client.skills.load("skill://a/pdf-processing/SKILL.md")).read(
+                "references/FORMS.md"
+            )
+    on_disk = paths.SERVERS / "skills" / "pdf-processing" / "references" / "FORMS.md"
+    assert forms == on_disk.read_bytes()
