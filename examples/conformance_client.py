@@ -19,7 +19,10 @@ The 2026-07-28 ones (harness 0.2.0-alpha.12, suite ``all``): ``request-metadata`
 Mcp-Param-* headers; tools with bad ``x-mcp-header`` annotations are dropped),
 ``json-schema-ref-no-deref`` (a network ``$ref`` is never fetched),
 ``json-schema-2020-12-preservation`` (a tool's schema is kept as received) and
-``sep-2640-client-no-prefetch`` (nothing is read ahead of need). The calls
+``sep-2640-client-no-prefetch`` (skills are listed, and no file is read ahead of
+need), ``sep-2640-client-verify-digest``, ``-verify-size`` and
+``-verify-frontmatter`` (a skill is loaded: a SKILL.md whose digest, size or
+frontmatter is not its entry's is refused, and nothing more of it read). The calls
 ``http-custom-headers`` makes come from ``MCP_CONFORMANCE_CONTEXT``.
 Exit status 0 on success, 1 when the scenario failed, 2 for an unknown scenario.
 """
@@ -36,6 +39,7 @@ from typing import Any
 import anyio
 from msgspec import UNSET
 
+from mcp_core.client.skills import SkillVerificationError
 from mcp_core.types import (
     CreateMessageRequestParams,
     CreateMessageResult,
@@ -147,11 +151,25 @@ async def schema_preservation(client: Client) -> None:
 
 
 async def no_prefetch(client: Client) -> None:
-    # The skills extension (SEP-2640), which this client does not implement: what is
-    # checked is that no skill file is read ahead of need. The client reads nothing
-    # on connection or on listing resources.
-    if client.server_capabilities.resources is not UNSET:
-        print([resource.uri async for resource in client.iter_resources()])
+    # The skills extension (SEP-2640): listing reads no skill file; a file is read
+    # when its skill is loaded, and nothing here loads one.
+    entries = await client.skills.list()
+    print([entry.uri for entry in entries])
+
+
+async def load_verified(client: Client) -> None:
+    # Load the first skill listed (its SKILL.md checked for size, digest and
+    # frontmatter), then read its other files, each checked too. A tampered
+    # SKILL.md is refused, and nothing more of that skill is read.
+    entries = await client.skills.list()
+    try:
+        skill = await client.skills.load(entries[0])
+    except SkillVerificationError as exc:
+        print(f"refused {exc.uri}: {exc.reason}: {exc}")
+        return
+    files = skill.entry.resources
+    for file in [] if files == "dynamic" else files:
+        await skill.read(file.uri)
 
 
 SCENARIOS: dict[str, tuple[Callable[[Client], Awaitable[None]], dict[str, Any]]] = {
@@ -172,7 +190,10 @@ SCENARIOS: dict[str, tuple[Callable[[Client], Awaitable[None]], dict[str, Any]]]
     "http-invalid-tool-headers": (invalid_tool_headers, {}),
     "json-schema-ref-no-deref": (list_only, {}),
     "json-schema-2020-12-preservation": (schema_preservation, {}),
-    "sep-2640-client-no-prefetch": (no_prefetch, {}),
+    "sep-2640-client-no-prefetch": (no_prefetch, {"skills": True}),
+    "sep-2640-client-verify-digest": (load_verified, {"skills": True}),
+    "sep-2640-client-verify-size": (load_verified, {"skills": True}),
+    "sep-2640-client-verify-frontmatter": (load_verified, {"skills": True}),
 }
 
 

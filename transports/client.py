@@ -58,6 +58,7 @@ from mcp_core.client import (
     SamplingCallback,
     requests,
 )
+from mcp_core.client.skills import SkillCache, with_skills
 from mcp_core.client.tasks import TaskState, task_call, tasks_refused
 from mcp_core.session import (
     ErrorReceived,
@@ -92,6 +93,7 @@ from mcp_core.types import (
 )
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
+from .client_skills import Skills
 from .client_tasks import TaskHandle
 from .driver import DEFAULT_MAX_CONCURRENCY, ConnectionClosed, Driver, ProgressCallback, _now
 
@@ -174,6 +176,11 @@ class Client:
         max_concurrency: server requests (legacy) served at once.
         auth: OAuth (`transports.http.oauth.OAuth`) for a ``connector`` that is a
             URL; give a ``handshake_timeout`` that allows for the user's login.
+        skills: declare the skills extension (SEP-2640) and use it through
+            `skills` (`transports.client_skills.Skills`).
+        skill_cache: where `skills` keeps listings, entries and verified files
+            (a `mcp_core.client.skills.SkillCache`; one of its own by default;
+            several clients may share one, "public" results then being shared).
     """
 
     def __init__(
@@ -199,6 +206,8 @@ class Client:
         limits: Limits = DEFAULT_LIMITS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         auth: OAuth | None = None,
+        skills: bool = False,
+        skill_cache: SkillCache | None = None,
     ) -> None:
         if isinstance(connector, str):
             from .http.client import http_connector
@@ -218,6 +227,12 @@ class Client:
             on_notification=on_notification,
         )
         self._outputs = OutputSchemas()
+        self.declares_skills = skills
+        #: The skills extension (SEP-2640): list, get, load and verify.
+        self.skills = Skills(self, skill_cache)
+        capabilities = callbacks.capabilities()
+        if skills:
+            capabilities = with_skills(capabilities)
         self.timeout = timeout
         self._handshake_timeout = handshake_timeout
         self._probe_timeout = probe_timeout
@@ -225,7 +240,7 @@ class Client:
         self.session = ClientSession(
             ClientConfig(
                 client_info=Implementation(name=name, version=version),
-                capabilities=callbacks.capabilities(),
+                capabilities=capabilities,
                 revisions=revisions,
             ),
             limits,
@@ -616,10 +631,22 @@ class Client:
         if callbacks.roots is None:
             raise RuntimeError("this client declared no roots: pass roots=[...] to Client")
         callbacks.set_roots(roots)
-        method = callbacks.roots_changed(self.session.revision)
-        if method is not None and self._driver is not None and not self._driver.closed:
-            self.session.send_notification(method)
-            self._driver.flush()
+        self.roots_changed()
+
+    def roots_changed(self) -> bool:
+        """Tell the server that the roots changed (``notifications/roots/list_changed``)
+        where its revision has the notification (up to 2025-11-25) and the client
+        declared roots; a 2026-07-28 server asks for roots within each request.
+
+        Returns:
+            Whether the notification was sent.
+        """
+        method = self._callbacks.roots_changed(self.session.revision)
+        if method is None or self._driver is None or self._driver.closed:
+            return False
+        self.session.send_notification(method)
+        self._driver.flush()
+        return True
 
     # --- lists ------------------------------------------------------------------------
 

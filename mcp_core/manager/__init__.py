@@ -11,7 +11,9 @@
 - `trace`: `Trace`, a bounded record of the messages of each connection;
 - `gateway`: `Gateway`, a Server whose lists are the union (it tells its clients
   when they change), and how an upstream's questions reach its clients (a
-  2026-07-28 client's through a parked call).
+  2026-07-28 client's through a parked call);
+- `skills`: each server's skills (SEP-2640) under its name in the union
+  (`prefixed`, `unprefixed`).
 
 The manager that runs them on anyio is `transports.manager`.
 """

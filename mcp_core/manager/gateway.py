@@ -104,6 +104,9 @@ PARKED_KEY: Final = "mcp-core.gateway/parked"
 """The name under which a call's ``requestState`` keeps the id of its parked
 upstream call (`Context.once`)."""
 
+ROOTS_CHANGED: Final = "notifications/roots/list_changed"
+"""A client's notice that its roots changed, which the gateway passes upstream."""
+
 STARTED_KEY: Final = "mcp-core.gateway/started"
 """The round at which the request's current upstream call started (absent: 0)."""
 
@@ -173,6 +176,19 @@ class Gateway(Server):
         # gateway's when its client asks (`Server.task_support`), however its
         # upstream runs it.
         self.declare(*KINDS, "tasks")
+        #: Called when a client says its roots changed: the runtime tells the
+        #: upstreams (`transports.manager.Manager.roots_changed`).
+        self.on_roots_changed: Callable[[], object] | None = None
+
+    def notified(self, method: str, params: Any) -> bool:
+        """A client's ``notifications/roots/list_changed`` (2025-11-25
+        client/roots.mdx "List Changed Notification") goes to `on_roots_changed`:
+        the roots the upstreams see are that client's, asked for afresh on their
+        next ``roots/list``; other notifications go to the extensions."""
+        if method == ROOTS_CHANGED and self.on_roots_changed is not None:
+            self.on_roots_changed()
+            return True
+        return super().notified(method, params)
 
     def lists_changed(self, kind: Kind | None = None) -> None:
         """The union's list of ``kind`` (None: every kind) changed: tell the clients."""

@@ -10,7 +10,9 @@ sampling answer, its roots and a form), ``interview`` (asks questions one round 
 another; its answer counts the calls that started), ``plan`` (samples with a tool
 the model may use), ``sign_in`` (a URL-mode elicitation, completed at once),
 ``gated`` (needs a URL elicitation first), ``survey`` (samples; may run as a
-task), ``report`` (runs only as a task) and an echo tool for each ``--tool``
+task), ``report`` (runs only as a task), ``roots`` (waits for that many
+``notifications/roots/list_changed``, then lists the client's roots) and an echo
+tool for each ``--tool``
 (names that collide in a union). The arguments also come from MANAGER_SERVER_ARGS, for
 ``mcp-core serve``, which takes none.
 """
@@ -21,10 +23,12 @@ import argparse
 import os
 import shlex
 import sys
+from typing import Any
 
 import anyio
 
 from mcp_core import Context, Server
+from mcp_core.extensions import Extension
 from mcp_core.server.context import UrlElicitationRequiredError, url_elicitation
 
 parser = argparse.ArgumentParser()
@@ -158,6 +162,39 @@ async def report(topic: str, ctx: Context) -> str:
     """Runs only as a task."""
     await ctx.report_status(f"writing about {topic}")
     return f"report on {topic}"
+
+
+class RootsWatch(Extension):
+    """Counts the client's ``notifications/roots/list_changed`` (declares nothing)."""
+
+    id = "mcp-core.tests/roots-watch"
+
+    def __init__(self) -> None:
+        self.seen = 0
+        self.changed = anyio.Event()
+
+    def settings(self) -> None:
+        return None
+
+    def notification_routes(self) -> dict[str, Any]:
+        return {"notifications/roots/list_changed": self.notified}
+
+    def notified(self, method: str, params: Any) -> None:
+        self.seen += 1
+        self.changed.set()
+        self.changed = anyio.Event()
+
+
+watch = server.extend(RootsWatch())
+
+
+@server.tool()
+async def roots(ctx: Context, changes: int = 0) -> str:
+    """Wait for ``changes`` roots-changed notices in all, then list the roots."""
+    while watch.seen < changes:
+        await watch.changed.wait()
+    listed = await ctx.list_roots()
+    return f"{watch.seen} {[root.uri for root in listed.roots]}"
 
 
 for extra in options.tool:

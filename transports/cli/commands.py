@@ -13,6 +13,8 @@
     mcp-core gateway --config FILE         serve all of them as one server (stdio or http)
     mcp-core read SERVER URI               read a resource
     mcp-core prompt SERVER NAME [k=v ...]  get a prompt
+    mcp-core skills SERVER [NAME]          list its skills, or fetch one (verified)
+    mcp-core skills --config FILE [NAME]   the same over the servers of an mcpServers file
     mcp-core inspect SERVER                everything the server offers, schemas included
     mcp-core dev SERVER                    open the server in the MCP Inspector (needs npx)
     mcp-core config TARGET                 the mcpServers entry desktop clients take
@@ -669,6 +671,42 @@ def _run_prompt(args: argparse.Namespace) -> int:
     return run_prompt(args)
 
 
+def _configure_skills(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", metavar="SERVER", nargs="?", help=_SERVER_HELP)
+    parser.add_argument(
+        "name",
+        nargs="?",
+        metavar="NAME",
+        help="a skill's name, path (acme/billing/refunds) or SKILL.md URI: print its "
+        "SKILL.md, verified against its entry; without NAME, list the skills",
+    )
+    parser.add_argument(
+        "--file", metavar="PATH", help="print this file of the skill instead (verified)"
+    )
+    parser.add_argument("--files", action="store_true", help="list the skill's files")
+    _add_connection(parser, "print the listing, or the skill's entry and SKILL.md, as JSON")
+    _add_many(parser)
+
+
+def _run_skills(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        # `skills --config FILE [NAME]`: the one positional is the skill.
+        if args.name is None:
+            args.name = args.server
+        elif args.server is not None:
+            _error("with --config, give only the skill's NAME")
+            return 2
+        from .skills import run_many_skills
+
+        return run_many_skills(args)
+    if args.server is None:
+        _error("name a SERVER (or give --config FILE)")
+        return 2
+    from .skills import run_skills
+
+    return run_skills(args)
+
+
 def _configure_inspect(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("server", metavar="SERVER", help=_SERVER_HELP)
     _add_connection(parser, "print it all as one JSON object")
@@ -732,6 +770,12 @@ COMMANDS: list[Command] = [
         help="get a prompt of a server, its arguments filled in, and print its messages",
         configure=_configure_prompt,
         handler=_run_prompt,
+    ),
+    Command(
+        name="skills",
+        help="list the skills of a server (SEP-2640), or fetch one, verified",
+        configure=_configure_skills,
+        handler=_run_skills,
     ),
     Command(
         name="inspect",

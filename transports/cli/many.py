@@ -94,9 +94,10 @@ def _run(
     args: argparse.Namespace,
     servers: list[ServerConfig],
     work: Callable[[Manager], Awaitable[_T]],
+    **manager_options: Any,
 ) -> _T:
     async def session() -> _T:
-        options: dict[str, Any] = {}
+        options: dict[str, Any] = dict(manager_options)
         if getattr(args, "trace", False):
             options.update(trace=True, on_trace=_trace_line)
         # One attempt each: a command line reports, it does not wait for retries.

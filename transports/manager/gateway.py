@@ -34,6 +34,12 @@ What passes through:
   tools and URL elicitation included (why: `mcp_core.manager.gateway`).
 - tasks: a call its client asks to be a task is a task of the gateway's, for a
   tool its upstream lists as task-capable (`mcp_core.manager.gateway`).
+- roots: a handshake-era client's ``notifications/roots/list_changed`` goes to
+  every handshake-era upstream (`Manager.roots_changed`), which asks for the roots
+  again; a 2026-07-28 upstream asks for them within each call anyway.
+- skills (SEP-2640): the upstreams' skills, each under its server's name
+  (``skill://billing/refunds/SKILL.md`` is ``refunds`` of server ``billing``), listed,
+  got and read through the gateway, bytes unchanged (`transports.manager.skills`).
 - a URL elicitation's completion (``notifications/elicitation/complete``, up to
   2025-11-25) goes to the one gateway client that was asked for it, when that
   client speaks a revision that has it (client/elicitation.mdx: "MUST only send
@@ -79,6 +85,7 @@ from ..driver import ProgressCallback
 from .errors import CallInterrupted, ServerUnavailable, UnknownName
 from .manager import Manager
 from .parking import ParkedCall, Parking
+from .skills import GatewaySkills
 
 __all__ = ["gateway_server"]
 
@@ -97,6 +104,7 @@ def gateway_server(
     version: str = __version__,
     parked_ttl: float | None = None,
     max_parked: int = 1000,
+    skills: bool = True,
     **options: Any,
 ) -> Gateway:
     """A Server that serves ``manager``'s union; it follows the manager's list changes.
@@ -106,6 +114,9 @@ def gateway_server(
             (default: the ``requestState``'s lifetime, the Server's ``state_ttl``).
         max_parked: calls parked at once, at most (past that an upstream's
             question to a 2026-07-28 client is refused).
+        skills: serve the upstreams' skills (SEP-2640), each under its server's
+            name (`transports.manager.skills`); the manager declares the
+            extension to its servers from their next connection.
         options: other `mcp_core.Server` options (``state_key``, ``replay_guard``...).
     """
     gateway = Gateway(
@@ -128,14 +139,19 @@ def gateway_server(
         return None if found is None else manager.catalog.task_support(*found)
 
     gateway.task_support = task_support
+    gateway.on_roots_changed = manager.roots_changed
     ttl = gateway.state_ttl if parked_ttl is None else parked_ttl
     calls = _Calls(manager, gateway, Parking(manager.start_soon, ttl=ttl, max_parked=max_parked))
+    relays: dict[str, Any] = {kind: calls.relay(kind) for kind in RELAYED}
     manager.set_callbacks(
         sampling_tools=True,
+        skills=skills,
         elicitation_url=calls.relay("elicitation"),
         on_elicitation_complete=calls.completed,
-        **{kind: calls.relay(kind) for kind in RELAYED},
+        **relays,
     )
+    if skills:
+        gateway.extend(GatewaySkills(manager))
 
     @gateway.on_list_tools
     async def list_tools(params: Any, ctx: Context) -> ListToolsResult:
@@ -174,7 +190,13 @@ def gateway_server(
     @gateway.on_read_resource
     async def read_resource(params: ReadResourceRequestParams, ctx: Context) -> ReadResourceResult:
         try:
-            return await manager.read_resource(params.uri)
+            try:
+                return await manager.read_resource(params.uri)
+            except UnknownName:
+                if not skills:
+                    raise
+                # A skill's file, its server's name in the URI (transports.manager.skills).
+                return await manager.read_skill_file(params.uri)
         except (UnknownName, ServerUnavailable, CallInterrupted) as exc:
             raise McpError(RESOURCE_NOT_FOUND, str(exc), {"uri": params.uri}) from None
 

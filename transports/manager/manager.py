@@ -30,6 +30,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup
 
+from mcp_core.client.skills import offers_skills
 from mcp_core.manager import (
     DEFAULT_BACKOFF,
     Backoff,
@@ -40,12 +41,14 @@ from mcp_core.manager import (
     ServerConfig,
     TraceEntry,
 )
+from mcp_core.manager.skills import prefixed_contents, prefixed_entry, unprefixed
 from mcp_core.types import (
     CallToolResult,
     ClientCapabilities,
     GetPromptResult,
     ReadResourceResult,
 )
+from mcp_core.types.skills import SkillEntry
 
 from ..client import Client, Connector
 from ..driver import ProgressCallback
@@ -93,6 +96,8 @@ class Manager:
         separator: between a server's name and a tool's (not in safe mode).
         list_timeout: seconds one server's listing may take before the union is
             given without it.
+        skills: declare the skills extension (SEP-2640) to every server, whose
+            skills `skills` then lists under the server's name.
         client_options: anything else `Client` takes (``name``, ``revisions``...).
     """
 
@@ -118,6 +123,7 @@ class Manager:
         safe_names: bool = False,
         separator: str = ".",
         list_timeout: float = 30.0,
+        skills: bool = False,
         client_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.catalog = Catalog(safe_names=safe_names, separator=separator)
@@ -130,6 +136,7 @@ class Manager:
             "on_log": on_log,
         }
         self._sampling_tools = sampling_tools
+        self._skills = skills
         self._on_notification = on_notification
         self._on_status = on_status
         #: ``fn(server, kind)`` after a list change or a reconnect (see the Args).
@@ -245,13 +252,18 @@ class Manager:
             else:
                 options[key] = functools.partial(callback, name)
         options["sampling_tools"] = self._sampling_tools and self._callbacks["sampling"] is not None
+        options["skills"] = self._skills
 
     def set_callbacks(
-        self, *, sampling_tools: bool | None = None, **callbacks: Callable[..., Any] | None
+        self,
+        *,
+        sampling_tools: bool | None = None,
+        skills: bool | None = None,
+        **callbacks: Callable[..., Any] | None,
     ) -> None:
         """Replace callbacks (``sampling``, ``elicitation``, ``elicitation_url``,
         ``on_elicitation_complete``, ``roots``, ``on_log``: see the Args), and
-        ``sampling_tools`` if given. The capabilities a server is told follow
+        ``sampling_tools`` and ``skills`` if given. The capabilities a server is told follow
         the callbacks: a server connected already sees the change at its next
         connection.
 
@@ -264,6 +276,8 @@ class Manager:
         self._callbacks.update(callbacks)
         if sampling_tools is not None:
             self._sampling_tools = sampling_tools
+        if skills is not None:
+            self._skills = skills
         for name in self._links:
             self._bind(name)
 
@@ -370,6 +384,22 @@ class Manager:
 
     # --- notifications --------------------------------------------------------------------
 
+    def roots_changed(self) -> list[str]:
+        """Tell every connected server whose revision has it that the roots changed
+        (``notifications/roots/list_changed``, up to 2025-11-25; a 2026-07-28 server
+        asks for roots within each request, so it is told nothing). The gateway
+        calls this when one of its clients says its roots changed.
+
+        Returns:
+            The servers told.
+        """
+        told = []
+        for name, link in self._links.items():
+            client = link.client
+            if client is not None and client.roots_changed():
+                told.append(name)
+        return told
+
     def _notified(self, server: str, method: str, params: Any) -> Any:
         kind = self.catalog.notified(server, method)
         if kind is not None and self.on_list_changed is not None:
@@ -448,6 +478,57 @@ class Manager:
     async def resources(self, server: str | None = None) -> list[Any]:
         """Every resource and resource template of every connected server (or one)."""
         return [entry.item for entry in await self._union("resources", server)]
+
+    async def skills(self, server: str | None = None) -> list[SkillEntry]:
+        """The skills of every connected server that offers them (or one), each
+        under its server's name (`mcp_core.manager.skills`); reads no file. A
+        server that fails or takes too long is left out."""
+        found: list[SkillEntry] = []
+        for link in self._connected(server):
+            client = link.client
+            if client is None or not offers_skills(client.server_capabilities):
+                continue
+            try:
+                with anyio.fail_after(self._list_timeout):
+                    entries = await client.skills.list()
+            except Exception as exc:
+                if not link.failed_request(exc, client):
+                    link.last_error = f"listing skills failed: {describe(exc)}"
+                continue
+            found.extend(prefixed_entry(link.name, entry) for entry in entries)
+        return found
+
+    def _skill_server(self, uri: str) -> tuple[str, str]:
+        split = unprefixed(uri)
+        if split is None or split[0] not in self._links:
+            raise UnknownName(f"no server's skill is called {uri!r}")
+        return split
+
+    async def get_skill(self, uri: str) -> SkillEntry:
+        """The entry of the skill at union URI ``uri`` (``skills/get`` of its server).
+
+        Raises:
+            UnknownName: ``uri`` names no server of this manager.
+            McpError: the server does not know the skill (-32602).
+        """
+        server, own = self._skill_server(uri)
+        entry: SkillEntry = await self._request(
+            server, f"getting skill {own!r}", lambda client: client.skills.get(own)
+        )
+        return prefixed_entry(server, entry)
+
+    async def read_skill_file(self, uri: str) -> ReadResourceResult:
+        """Read the file at union URI ``uri`` from its server (the bytes as they
+        come: the reader verifies them against the entry).
+
+        Raises:
+            UnknownName: ``uri`` names no server of this manager.
+        """
+        server, own = self._skill_server(uri)
+        result: ReadResourceResult = await self._request(
+            server, f"reading {own!r}", lambda client: client.read_resource(own)
+        )
+        return prefixed_contents(server, result)
 
     def collisions(self, kind: Kind = "tools") -> list[Collision]:
         """The union names of ``kind`` that collided, and what each entry got."""

@@ -202,3 +202,26 @@ async def test_a_call_as_a_task_of_the_gateway(
                 # A call that asks for no task is answered inline, as before.
                 plain = await client.call_tool(f"{upstream}.survey", {"question": "p"})
                 assert only_text(plain) == "answered said"
+
+
+@ERAS
+async def test_a_clients_roots_change_reaches_the_upstreams(
+    tmp_path: Path, anyio_backend: str, era: str
+) -> None:
+    # 2025-11-25 client/roots.mdx "List Changed Notification": a handshake-era
+    # client's notice goes through the gateway to the handshake-era upstream,
+    # which asks again and gets the new roots. A 2026-07-28 client sends no such
+    # notice (its roots are asked within each request); both upstreams still get
+    # the new roots on their next call.
+    with anyio.fail_after(LIMIT):
+        roots = [Root(uri="file:///before")]
+        async with _gateway(tmp_path, anyio_backend, era, roots=roots) as client:
+            for upstream in UPSTREAMS:
+                seen = await client.call_tool(f"{upstream}.roots")
+                assert only_text(seen) == "0 ['file:///before']"
+            await client.set_roots([Root(uri="file:///after")])
+            changes = 1 if era == "2025-11-25" else 0
+            seen = await client.call_tool("old.roots", {"changes": changes})
+            assert only_text(seen) == f"{changes} ['file:///after']"
+            seen = await client.call_tool("new.roots")
+            assert only_text(seen) == "0 ['file:///after']"
