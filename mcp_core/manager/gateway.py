@@ -208,6 +208,10 @@ class Gateway(Server):
         options: other `Server` options (``state_ttl``, ``replay_guard``...).
     """
 
+    #: The extensions the gateway serves itself (tasks...), which its clients'
+    #: calls do not declare upstream (kept by `extend`: read on every call).
+    own_extensions: frozenset[str] = frozenset()
+
     def __init__(
         self, name: str, version: str, *, instructions: str | None = None, **options: Any
     ) -> None:
@@ -241,13 +245,11 @@ class Gateway(Server):
                 added.append(name)
         return added
 
-    @property
-    def own_extensions(self) -> frozenset[str]:
-        """The extensions the gateway serves itself (tasks...), which its
-        clients' calls do not declare upstream."""
-        return frozenset(
-            name for name, each in self.extensions.items() if not isinstance(each, Relayed)
-        )
+    def extend(self, extension: Extension) -> Extension:
+        super().extend(extension)
+        if not isinstance(extension, Relayed):
+            self.own_extensions = self.own_extensions | {extension.id}
+        return extension
 
     def may_park(self, ctx: Context) -> bool:
         """Whether a forwarded call of ``ctx``'s must run apart from its request,
