@@ -34,16 +34,16 @@ What passes through:
   tools and URL elicitation included (why: `mcp_core.manager.gateway`).
 - tasks: a call its client asks to be a task is a task of the gateway's, for a
   tool its upstream lists as task-capable (`mcp_core.manager.gateway`).
+- a URL elicitation's completion (``notifications/elicitation/complete``, up to
+  2025-11-25) goes to the one gateway client that was asked for it, when that
+  client speaks a revision that has it (client/elicitation.mdx: "MUST only send
+  the notification to the client that initiated the elicitation request").
 - extensions (SEP-2133): an upstream's extension that defines no methods (MCP
   Apps, ``io.modelcontextprotocol/ui``) is declared by the gateway while that
   upstream is connected; its tools keep their ``_meta.ui`` and its views are
   read as any resource. A client's extensions go in each forwarded call to a
   2026-07-28 upstream, but the gateway's own (tasks); a handshake-era upstream
   is told ``client_extensions`` at ``initialize`` (why: `mcp_core.manager.gateway`).
-- a URL elicitation's completion (``notifications/elicitation/complete``, up to
-  2025-11-25) goes to the one gateway client that was asked for it, when that
-  client speaks a revision that has it (client/elicitation.mdx: "MUST only send
-  the notification to the client that initiated the elicitation request").
 
 A call to a server that is not connected, or whose connection broke during the
 call, is a tool result with ``isError`` that says so (the model can read it); an
