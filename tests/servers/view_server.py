@@ -5,13 +5,14 @@
 It declares MCP Apps (``io.modelcontextprotocol/ui``) and a made-up extension with
 no methods, ``mcp-core.tests/badge`` (settings ``{"colour": NAME}``); its view is
 ``ui://NAME/view.html`` and its tool ``show`` renders in it, answering what the
-client of the call declared: ``apps`` or ``text`` (`client_supports_apps`), then
-the identifiers of its extensions, sorted.
+client of the call declared: ``{"apps": client_supports_apps(ctx), "extensions":
+[the identifiers of its extensions, sorted]}``.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from mcp_core import Context, Server
 from mcp_core.apps import Apps, client_supports_apps
@@ -34,11 +35,11 @@ apps.view(view, f"<!doctype html><p>{options.name}</p>", prefers_border=True)
 
 
 @apps.tool(view=view)
-def show(ctx: Context) -> str:
+def show(ctx: Context) -> dict[str, Any]:
     """What the client of this call declared."""
     extensions = ctx.client.capabilities.extensions
     declared = sorted(extensions) if isinstance(extensions, dict) else []
-    return f"{'apps' if client_supports_apps(ctx) else 'text'} {declared}"
+    return {"apps": client_supports_apps(ctx), "extensions": declared}
 
 
 if __name__ == "__main__":
