@@ -45,7 +45,7 @@ from .session.config import declares_extension, extension_required
 from .session.events import RequestReceived
 from .types.base import ClientCapabilities, ServerCapabilities
 from .types.content import Resource
-from .types.methods import REVISIONS, Kind, MethodSpec, Sender, register_method
+from .types.methods import EXTENSION_METHODS, REVISIONS, Kind, MethodSpec, Sender, register_method
 from .wire.errors import MISSING_REQUIRED_CLIENT_CAPABILITY
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ __all__ = [
     "NotificationRoute",
     "Route",
     "client_settings",
+    "defines_methods",
     "register",
     "require_client",
     "server_settings",
@@ -190,6 +191,13 @@ def register(extension: Extension | str, methods: Sequence[ExtensionMethod] = ()
     for method in methods:
         for spec in method.specs(name):
             register_method(spec)
+
+
+def defines_methods(extension: str) -> bool:
+    """Whether ``extension`` has methods of its own in the method table (tasks,
+    Skills; not MCP Apps, whose views are resources and linked tools tools).
+    Only extensions registered in this process are known (`register`)."""
+    return any(spec.extension == extension for spec in EXTENSION_METHODS.values())
 
 
 def client_settings(ctx: Context, extension: str) -> dict[str, Any] | None:

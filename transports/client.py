@@ -60,6 +60,7 @@ from mcp_core.client import (
 )
 from mcp_core.client.skills import SkillCache, with_skills
 from mcp_core.client.tasks import TaskState, task_call, tasks_refused
+from mcp_core.extensions import with_extension
 from mcp_core.session import (
     ErrorReceived,
     Event,
@@ -168,6 +169,8 @@ class Client:
         apps: declare MCP Apps (``io.modelcontextprotocol/ui`` with
             ``text/html;profile=mcp-app``): this client renders views; see
             `read_view` and `mcp_core.apps`.
+        extensions: other extensions to declare (SEP-2133): identifier ->
+            settings (``{}``: supported, no settings).
         timeout: default seconds a request may take (None: no limit).
         handshake_timeout: seconds the opening may take.
         probe_timeout: seconds to wait for a server/discover answer before
@@ -200,6 +203,7 @@ class Client:
         on_elicitation_complete: ElicitationCompleteCallback | None = None,
         on_notification: NotificationCallback | None = None,
         apps: bool = False,
+        extensions: Mapping[str, Mapping[str, Any]] | None = None,
         timeout: float | None = None,
         handshake_timeout: float = 30.0,
         probe_timeout: float = 10.0,
@@ -247,9 +251,11 @@ class Client:
         )
         # 2026-07-28: the level rides in every request's _meta, the opening's too.
         self.session.log_level = log_level
-        if apps:
-            config = self.session.config
-            declared = declare_apps(config.capabilities)
+        config = self.session.config
+        declared = declare_apps(config.capabilities) if apps else config.capabilities
+        for extension, settings in (extensions or {}).items():
+            declared = with_extension(declared, extension, settings)
+        if declared is not config.capabilities:
             self.session.config = msgspec.structs.replace(config, capabilities=declared)
         self._driver: Driver | None = None
         self._stack: AsyncExitStack | None = None

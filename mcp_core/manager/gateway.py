@@ -48,6 +48,25 @@ Which client capabilities the upstreams are told (`forwarded`):
   would refuse every client what some can do; declaring per client is not
   possible on a shared session.
 
+Extensions (SEP-2133, tests/spec/extensions/sep-2133-extensions.md "Negotiation"):
+
+- the gateway declares to its clients every extension a connected upstream
+  declares that it serves in full without knowing it: one that defines no
+  method of its own (`mcp_core.extensions.defines_methods`), whose additions
+  are metadata on what the core methods carry. MCP Apps is one
+  (``io.modelcontextprotocol/ui``: its views are resources, read through the
+  gateway as any resource is, and its tools keep their ``_meta.ui``, whose
+  ``resourceUri`` needs no rewriting since the union keeps resource URIs). Its
+  settings are the first such upstream's (`Relayed`); it is declared while one
+  is connected. An extension that defines methods is the gateway's to serve
+  (tasks, below) or not declared;
+- a client's own declarations go upstream as its sampling does: whole, in each
+  forwarded call's ``_meta``, to a 2026-07-28 upstream (`forwarded`), but for the
+  extensions the gateway serves itself; a handshake-era upstream is told at
+  ``initialize`` the ones the gateway's runtime is given (MCP Apps by default:
+  its servers' tools answer with meaningful content for any client, "Server
+  Behavior" of tests/spec/extensions/apps-2026-01-26.md).
+
 Tasks are the gateway's own: it declares them (the 2025-11-25 capability, the
 2026-07-28 extension) and lists each tool's ``execution.taskSupport`` as its
 upstream does; a call its client asks to be a task becomes a task of the
@@ -61,16 +80,17 @@ capabilities, nor is ``experimental``.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, Final
 
 from msgspec import UNSET
 
+from ..extensions import Extension, defines_methods
 from ..server.app import Server
 from ..server.context import Context, InputNeeded, McpError
 from ..session.config import missing_client_capability
 from ..tasks.context import TaskContext
-from ..types.base import ClientCapabilities
+from ..types.base import ClientCapabilities, ServerCapabilities
 from ..types.client import (
     CreateMessageRequest,
     CreateMessageResult,
@@ -88,6 +108,7 @@ __all__ = [
     "RELAYED",
     "Gateway",
     "Question",
+    "Relayed",
     "forwarded",
     "new_call_id",
     "state_error",
@@ -134,15 +155,37 @@ def new_call_id() -> str:
     return secrets.token_urlsafe(16)
 
 
-def forwarded(capabilities: ClientCapabilities) -> ClientCapabilities:
+def forwarded(capabilities: ClientCapabilities, own: Collection[str] = ()) -> ClientCapabilities:
     """What a forwarded call declares to a 2026-07-28 upstream, for a gateway
     client that declared ``capabilities``: its sampling, elicitation and roots,
-    which the gateway relays (see the module)."""
+    which the gateway relays, and its extensions but those in ``own``, which
+    the gateway serves itself (see the module)."""
+    extensions = capabilities.extensions
+    if extensions is not UNSET:
+        extensions = {k: v for k, v in extensions.items() if k not in own} or UNSET
     return ClientCapabilities(
         sampling=capabilities.sampling,
         elicitation=capabilities.elicitation,
         roots=capabilities.roots,
+        extensions=extensions,
     )
+
+
+class Relayed(Extension):
+    """An upstream's extension the gateway declares as its own (see the module).
+
+    Args:
+        id: its identifier.
+        settings_of: ``settings_of(id)``, the settings a connected upstream
+            declares for it, or None when none does (then it is not declared).
+    """
+
+    def __init__(self, id: str, settings_of: Callable[[str], dict[str, Any] | None]) -> None:
+        self.id = id
+        self._settings_of = settings_of
+
+    def settings(self) -> dict[str, Any] | None:
+        return self._settings_of(self.id)
 
 
 def state_error(reason: str, detail: str) -> McpError:
@@ -167,6 +210,10 @@ class Gateway(Server):
         instructions: for the model.
         options: other `Server` options (``state_ttl``, ``replay_guard``...).
     """
+
+    #: The extensions the gateway serves itself (tasks...), which its clients'
+    #: calls do not declare upstream (kept by `extend`: read on every call).
+    own_extensions: frozenset[str] = frozenset()
 
     def __init__(
         self, name: str, version: str, *, instructions: str | None = None, **options: Any
@@ -194,6 +241,31 @@ class Gateway(Server):
         """The union's list of ``kind`` (None: every kind) changed: tell the clients."""
         for each in KINDS if kind is None else (kind,):
             self._changed(each)
+
+    def relay_extensions(
+        self,
+        upstream: ServerCapabilities,
+        settings_of: Callable[[str], dict[str, Any] | None],
+    ) -> list[str]:
+        """Declare from now on the extensions ``upstream`` (a server that just
+        connected) declares that the gateway serves without knowing them, with
+        the settings ``settings_of(id)`` gives (`Relayed`).
+
+        Returns:
+            The identifiers declared for the first time.
+        """
+        added = []
+        for name in () if upstream.extensions is UNSET else upstream.extensions:
+            if name not in self.extensions and not defines_methods(name):
+                self.extend(Relayed(name, settings_of))
+                added.append(name)
+        return added
+
+    def extend(self, extension: Extension) -> Extension:
+        super().extend(extension)
+        if not isinstance(extension, Relayed):
+            self.own_extensions = self.own_extensions | {extension.id}
+        return extension
 
     def may_park(self, ctx: Context) -> bool:
         """Whether a forwarded call of ``ctx``'s must run apart from its request,

@@ -44,6 +44,12 @@ What passes through:
   2025-11-25) goes to the one gateway client that was asked for it, when that
   client speaks a revision that has it (client/elicitation.mdx: "MUST only send
   the notification to the client that initiated the elicitation request").
+- extensions (SEP-2133): an upstream's extension that defines no methods (MCP
+  Apps, ``io.modelcontextprotocol/ui``) is declared by the gateway while that
+  upstream is connected; its tools keep their ``_meta.ui`` and its views are
+  read as any resource. A client's extensions go in each forwarded call to a
+  2026-07-28 upstream, but the gateway's own (tasks); a handshake-era upstream
+  is told ``client_extensions`` at ``initialize`` (why: `mcp_core.manager.gateway`).
 
 A call to a server that is not connected, or whose connection broke during the
 call, is a tool result with ``isError`` that says so (the model can read it); an
@@ -53,7 +59,7 @@ unknown name is -32602.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping
 from contextlib import asynccontextmanager, suppress
 from contextvars import ContextVar
 from typing import Any, NamedTuple
@@ -61,7 +67,10 @@ from typing import Any, NamedTuple
 from msgspec import UNSET, UnsetType
 
 from mcp_core import McpError, UrlElicitationRequiredError, __version__
+from mcp_core.apps.host import SETTINGS as APPS_SETTINGS
+from mcp_core.apps.meta import EXTENSION_ID as APPS
 from mcp_core.client.callbacks import MAX_OPEN_ELICITATIONS
+from mcp_core.extensions import server_settings
 from mcp_core.manager import RELAYED, Gateway, Kind, forwarded
 from mcp_core.server import Context
 from mcp_core.session import ProgressReceived
@@ -101,6 +110,7 @@ def gateway_server(
     manager: Manager,
     *,
     name: str = "mcp-core-gateway",
+    client_extensions: Mapping[str, Mapping[str, Any]] | None = None,
     version: str = __version__,
     parked_ttl: float | None = None,
     max_parked: int = 1000,
@@ -110,6 +120,10 @@ def gateway_server(
     """A Server that serves ``manager``'s union; it follows the manager's list changes.
 
     Args:
+        client_extensions: the client extensions declared to a handshake-era
+            upstream at ``initialize`` (default: MCP Apps, views being resources
+            the gateway relays); a 2026-07-28 upstream is told, in each call,
+            those of the client that made it.
         parked_ttl: seconds a call waits, parked, for a 2026-07-28 client's answers
             (default: the ``requestState``'s lifetime, the Server's ``state_ttl``).
         max_parked: calls parked at once, at most (past that an upstream's
@@ -124,12 +138,27 @@ def gateway_server(
     )
     upstream = manager.on_list_changed
 
+    def extension_settings(extension: str) -> dict[str, Any] | None:
+        for status in manager.status():
+            if status.state == "connected" and status.capabilities is not None:
+                settings = server_settings(status.capabilities, extension)
+                if settings is not None:
+                    return settings
+        return None
+
     def changed(server: str, kind: Kind | None) -> None:
+        if kind is None and server in manager.servers:  # connected, or gone
+            capabilities = manager.status_of(server).capabilities
+            if capabilities is not None:
+                gateway.relay_extensions(capabilities, extension_settings)
         gateway.lists_changed(kind)
         if upstream is not None:
             upstream(server, kind)
 
     manager.on_list_changed = changed
+    manager.declare_extensions(
+        {APPS: APPS_SETTINGS} if client_extensions is None else client_extensions
+    )
 
     async def task_support(name: str) -> str | None:
         found = manager.catalog.resolve("tools", name)
@@ -161,7 +190,7 @@ def gateway_server(
     async def call_tool(params: CallToolRequestParams, ctx: Context) -> CallToolResult:
         arguments = _arguments(params.arguments)
 
-        capabilities = forwarded(ctx.client.capabilities)
+        capabilities = forwarded(ctx.client.capabilities, gateway.own_extensions)
 
         def call(on_progress: ProgressCallback | None) -> Awaitable[CallToolResult]:
             return manager.call_tool(
@@ -208,7 +237,7 @@ def gateway_server(
     async def get_prompt(params: GetPromptRequestParams, ctx: Context) -> GetPromptResult:
         arguments = _arguments(params.arguments)
 
-        capabilities = forwarded(ctx.client.capabilities)
+        capabilities = forwarded(ctx.client.capabilities, gateway.own_extensions)
 
         def get(on_progress: ProgressCallback | None) -> Awaitable[GetPromptResult]:
             return manager.get_prompt(params.name, arguments, capabilities=capabilities)

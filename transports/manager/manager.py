@@ -148,6 +148,7 @@ class Manager:
         self._random = random
         self._list_timeout = list_timeout
         self._client_options = dict(client_options or {})
+        self._extensions: dict[str, dict[str, Any]] = {}
         self._links: dict[str, Link] = {}
         self._options: dict[str, dict[str, Any]] = {}  # each Link's client options
         self._up: set[str] = set()  # the servers connected, as last seen
@@ -246,6 +247,7 @@ class Manager:
 
     def _bind(self, name: str) -> None:
         options = self._options[name]  # the Link's: read at each connection
+        options["extensions"] = {**options.get("extensions", {}), **self._extensions}
         for key, callback in self._callbacks.items():
             if callback is None:
                 options.pop(key, None)
@@ -278,6 +280,14 @@ class Manager:
             self._sampling_tools = sampling_tools
         if skills is not None:
             self._skills = skills
+        for name in self._links:
+            self._bind(name)
+
+    def declare_extensions(self, extensions: Mapping[str, Mapping[str, Any]]) -> None:
+        """Declare ``extensions`` (identifier -> settings, SEP-2133) to every
+        server too: a handshake-era one at its next ``initialize``, a 2026-07-28
+        one in the requests that declare no capabilities of their own."""
+        self._extensions.update({name: dict(settings) for name, settings in extensions.items()})
         for name in self._links:
             self._bind(name)
 

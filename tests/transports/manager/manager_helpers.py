@@ -3,11 +3,13 @@ servers (``mcp-core serve --transport http``) that a test can kill and restart."
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, Final
 
 import anyio
@@ -15,6 +17,8 @@ import paths
 from anyio.abc import Process
 
 from mcp_core.manager import Backoff, ServerConfig
+from transports import Client
+from transports.stdio import stdio_connector
 
 ENV: Final = {"PYTHONPATH": str(paths.ROOT)}
 """The children import this checkout's mcp_core."""
@@ -91,3 +95,18 @@ async def http_server(target: str, **env: str) -> AsyncIterator[HttpServer]:
         yield server
     finally:
         await server.kill()
+
+
+@asynccontextmanager
+async def gateway_client(
+    tmp_path: Path, backend: str, era: str, servers: dict[str, Any], **options: Any
+) -> AsyncIterator[Client]:
+    """A client of ``era`` of ``mcp-core gateway`` (on ``backend``, in a process
+    of its own) over ``servers`` (``mcpServers`` entries); ``options`` are the
+    Client's."""
+    config = tmp_path / "servers.json"
+    config.write_text(json.dumps({"mcpServers": servers}))
+    argv = [sys.executable, "-m", "transports", "gateway", "--config", str(config)]
+    connector = stdio_connector([*argv, "--backend", backend], env=ENV, cwd=paths.ROOT)
+    async with Client(connector, revisions=(era,), **options) as client:
+        yield client

@@ -8,17 +8,13 @@ the capability. asyncio and trio."""
 
 from __future__ import annotations
 
-import json
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import anyio
-import paths
 import pytest
-from manager_helpers import ENV, LIMIT, MANAGER_SERVER
+from manager_helpers import ENV, LIMIT, MANAGER_SERVER, gateway_client
 from msgspec import UNSET
 from runtime_helpers import only_text
 
@@ -32,7 +28,6 @@ from mcp_core.types import (
 )
 from mcp_core.wire import INVALID_REQUEST, METHOD_NOT_FOUND, MISSING_REQUIRED_CLIENT_CAPABILITY
 from transports import Client
-from transports.stdio import stdio_connector
 
 pytestmark = pytest.mark.anyio
 
@@ -41,21 +36,15 @@ UPSTREAMS = {"new": (), "old": ("--revision", "2025-11-25")}
 """The gateway's servers: ``new`` speaks 2026-07-28, ``old`` the handshake era."""
 
 
-@asynccontextmanager
-async def _gateway(
+def _gateway(
     tmp_path: Path, backend: str, era: str, **callbacks: Any
-) -> AsyncIterator[Client]:
+) -> AbstractAsyncContextManager[Client]:
     """A client of ``era`` of ``mcp-core gateway`` (on ``backend``) over both upstreams."""
     servers = {
         name: {"command": "python", "args": [MANAGER_SERVER, *args], "env": ENV}
         for name, args in UPSTREAMS.items()
     }
-    config = tmp_path / "servers.json"
-    config.write_text(json.dumps({"mcpServers": servers}))
-    argv = [sys.executable, "-m", "transports", "gateway", "--config", str(config)]
-    connector = stdio_connector([*argv, "--backend", backend], env=ENV, cwd=paths.ROOT)
-    async with Client(connector, revisions=(era,), **callbacks) as client:
-        yield client
+    return gateway_client(tmp_path, backend, era, servers, **callbacks)
 
 
 def _sampling(params: Any) -> CreateMessageResult:
