@@ -6,7 +6,7 @@
 # `_Outbox`. The driver knows no stream: `pump` installs the writer's sink.
 #
 #   reading   `_Reader`: the task that reads also serves the requests it read,
-#             until a handler first waits (`Serving.serve` tells when);
+#             until a handler first waits (`Serving.start` tells when);
 #             then the reading goes on in another task (a parked reader task,
 #             else a new one), and this one stays with the handler. Every stream
 #             is read a list at a time: a `BatchStream` gives every message one
@@ -407,13 +407,17 @@ class _Reader:
 
     async def _read(self, _: bool, scope: anyio.CancelScope) -> None:
         driver, items, jobs = self.driver, self._items, self._jobs
-        serve = driver.serving.serve
+        start = driver.serving.start
         while True:
             if jobs:
                 # Served here, in this task's scope, which stands for the request
                 # from now on.
-                if await serve(jobs.popleft(), scope, self._pass_on):
-                    return  # it waited: the reading went on elsewhere
+                rest = start(jobs.popleft(), scope)
+                if rest is not None:
+                    # It waits: this task stays with it, the reading goes on elsewhere.
+                    self._pass_on()
+                    await rest
+                    return
             elif items:
                 jobs.extend(driver.keep(items.popleft()))
             else:

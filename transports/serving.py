@@ -15,23 +15,25 @@
 #     (stdio's reader, HTTP's POST)        worker, `transports.workers`)
 #         |                                   |
 #         +-------------> Serving.serve <-----+   slot, handler, answer
-#                              |
+#   (or Serving.start: served up to   |
+#    the handler's first wait)        |
 #              handler: the application (`Server.dispatch`); a `def`
 #              handler's body runs in a worker THREAD (`Serving.run_sync`,
 #              `transports.threads`), an `async def` one in the task
-#                              |
+#                                     |
 #                       Serving._answer ---- the one place answers leave:
-#                              |             the session's send, then link.flush
-#                              v
-#                        the link's sink
+#                                     |      the session's send, then link.flush
+#                                     v
+#                               the link's sink
 #
 # Served HERE, a caller may want to know when the handler first waits (stdio:
 # the reading then goes on in another task; HTTP: the answer's writer starts):
-# `serve(..., on_wait=...)` calls ``on_wait()`` then. That is the one place a
-# coroutine is stepped by hand (`_first_wait`); `_first_wait_plain`, the
-# reference beside it, calls ``on_wait()`` before the handler runs, and a
-# differential test (tests/transports/runtime/test_serving.py) holds the two to
-# the same answers on the wire. See `_first_wait` for what the stepping saves.
+# `Serving.start` serves up to that point and returns the rest to await, or
+# None when the job was answered at once. That is the one place a coroutine is
+# stepped by hand (`_first_step`); the reference beside it (``hand_stepped``
+# False) assumes every handler waits, and a differential test
+# (tests/transports/runtime/test_serving.py) holds the two to the same answers
+# on the wire. See `_first_step` for what the stepping saves.
 #
 # Cancellation. A job's cancel scope is the one given to `serve` (a handler
 # task's, the reader task's, the POST's), registered in `serving`; a job
@@ -69,8 +71,8 @@ _T = TypeVar("_T")
 log = logging.getLogger("mcp_core")
 
 HAND_STEPPED: Final = True
-"""`serve(..., on_wait=...)` takes the handler's first step by hand (`_first_wait`);
-tests set `Serving.hand_stepped` False to run the plain reference instead."""
+"""`Serving.start` takes the handler's first step by hand (`_first_step`); tests
+set it False to run the plain reference instead."""
 
 
 class Link(Protocol):
@@ -141,7 +143,7 @@ class Serving:
         self.serving: dict[RequestId, anyio.CancelScope | None] = {}
         #: While not None, `take` keeps jobs here for the caller to serve.
         self.keep: list[RequestReceived] | None = None
-        #: `serve(..., on_wait=...)` steps the handler by hand (else: the reference).
+        #: `start` steps the handler by hand (else: the reference).
         self.hand_stepped = HAND_STEPPED
         # Those cancelled before they started are skipped (made on first use).
         self._cancelled_early: set[RequestId] | None = None
@@ -188,40 +190,24 @@ class Serving:
 
     # --- serving ----------------------------------------------------------------------
 
-    def serve(
-        self,
-        job: RequestReceived,
-        scope: anyio.CancelScope | None = None,
-        on_wait: Callable[[], None] | None = None,
-    ) -> Awaitable[bool]:
-        """Serve one job in the calling task and answer it: await what this returns
-        (True if the handler waited).
+    async def serve(self, job: RequestReceived, scope: anyio.CancelScope | None = None) -> None:
+        """Serve one job in the calling task and answer it.
 
-        This is every request's way through `transports/`: a handler task's, a
-        reader's, an HTTP POST's.
+        This is every request's way through `transports/` (a handler task's, a
+        reader's, an HTTP POST's): the place to hook tracing.
 
         Args:
             job: the request, registered by `take`.
             scope: the cancel scope that cancels it from now on, or None when the
                 caller's own scope is how it is cancelled (nothing else will).
-            on_wait: called once, when the handler first waits (not at all if it
-                answers at once).
         """
-        coro = self._serve(job, scope)
-        if on_wait is None:
-            return coro
-        if self.hand_stepped:
-            return _first_wait(coro, on_wait)
-        return _first_wait_plain(coro, on_wait)
-
-    async def _serve(self, job: RequestReceived, scope: anyio.CancelScope | None) -> bool:
         link = self._link
         request_id = job.id
         early = self._cancelled_early
         if link.closed or (early is not None and request_id in early):
             # Cancelled before it started, or the connection ended.
             self._served(request_id)
-            return False
+            return
         if scope is not None:
             self.serving[request_id] = scope
         session = link.session
@@ -240,7 +226,16 @@ class Serving:
             self._answer(request_id, session.send_response, request_id, result)
         finally:
             self._served(request_id)
-        return False
+
+    def start(
+        self, job: RequestReceived, scope: anyio.CancelScope | None = None
+    ) -> Awaitable[None] | None:
+        """`serve`, up to the handler's first wait: None if the job was answered at
+        once, else what to await for the rest (the caller may first pass on what
+        else it was doing: stdio's reading, HTTP's answer writing)."""
+        if self.hand_stepped:
+            return _first_step(self.serve(job, scope))
+        return self.serve(job, scope)  # the reference: assume it waits
 
     def _answer(self, related: RequestId, send: Callable[..., None], *args: Any) -> None:
         # The one place answers leave: the session's send, then the link's flush.
@@ -322,29 +317,20 @@ class Serving:
 # --- knowing when a handler first waits ------------------------------------------------
 
 
-async def _first_wait_plain(coro: Coroutine[Any, Any, bool], on_wait: Callable[[], None]) -> bool:
-    # The reference: assume the handler waits. What changes is only where the
-    # work goes (the caller passes its reading on, or starts its writer, for
-    # nothing when the handler answers at once), never what is answered.
-    on_wait()
-    await coro
-    return True
-
-
-async def _first_wait(coro: Coroutine[Any, Any, bool], on_wait: Callable[[], None]) -> bool:
-    # The handler's first step, taken by hand: most handlers answer at once,
-    # and then nothing was passed on or started. Against the reference that
-    # saves a task per request (stdio: the reading passed to another task and a
-    # task switch per request; HTTP: the answer's writer task); against wrapping
-    # every step (`await` re-implemented), the wrapper's frame on each resume.
-    # Measured in benchmarks/README.md ("One serving model").
+def _first_step(coro: Coroutine[Any, Any, None]) -> Awaitable[None] | None:
+    # The handler's first step, taken by hand: most handlers answer at once, and
+    # then the caller passes nothing on and starts nothing. Against the
+    # reference (`Serving.start` with ``hand_stepped`` False: always assume a
+    # wait), this saves a task switch per request on stdio (the reading passed
+    # to another task) and a writer task per SSE answer on HTTP: measured in
+    # benchmarks/README.md ("One serving model"), 239,277 -> 188,352
+    # instructions per stdio call. Against wrapping every step (`await`
+    # re-implemented), a frame per resume of a handler that waits.
     try:
         first = coro.send(None)
     except StopIteration:
-        return False
-    on_wait()
-    await _Resumed(coro, first)
-    return True
+        return None
+    return _Resumed(coro, first)
 
 
 class _Resumed:
@@ -355,11 +341,11 @@ class _Resumed:
 
     __slots__ = ("_coro", "_first")
 
-    def __init__(self, coro: Coroutine[Any, Any, bool], first: Any) -> None:
+    def __init__(self, coro: Coroutine[Any, Any, None], first: Any) -> None:
         self._coro = coro
         self._first = first
 
-    def __await__(self) -> Generator[Any, Any, bool]:
+    def __await__(self) -> Generator[Any, Any, None]:
         coro = self._coro
         yielded = self._first
         while True:
@@ -371,12 +357,10 @@ class _Resumed:
             except BaseException as exc:
                 try:
                     yielded = coro.throw(exc)
-                except StopIteration as done:
-                    result: bool = done.value
-                    return result
+                except StopIteration:
+                    return
                 continue
             try:
                 yielded = coro.send(value)
-            except StopIteration as done:
-                result = done.value
-                return result
+            except StopIteration:
+                return

@@ -160,13 +160,20 @@ class Answers:
             if stream.mode == "sse":
                 writer.start()
 
+        start = link.serving.start
         try:
             for job in jobs:
                 if on_gone is not None:
-                    await serve(job, None, waits)
+                    rest = start(job)
+                    if rest is not None:
+                        waits()
+                        await rest
                 else:
                     with anyio.CancelScope() as scope:
-                        await serve(job, scope, waits)
+                        rest = start(job, scope)
+                        if rest is not None:
+                            waits()
+                            await rest
             # From here on one task writes the answer: the writer, if it started,
             # else this one (a stream has one writer: Stream.wait has one waiter).
             stream.early = None

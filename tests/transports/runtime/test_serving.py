@@ -1,16 +1,17 @@
 """`Serving`'s hand-stepped first step against its plain reference.
 
 `transports.serving` takes a handler's first step by hand to learn whether it
-waits (`_first_wait`); the reference, `_first_wait_plain`, assumes it does. The
-two must serve alike: the same outcome for every kind of handler, and from the
-wire the same answers over a byte stream (stdio's path) and over HTTP (both
-eras). Only where the work went may differ.
+waits (`_first_step`, behind `Serving.start`); the reference assumes it does
+(the coroutine itself, unstepped). The two must serve alike: the same outcome
+for every kind of handler, and from the wire the same answers over a byte
+stream (stdio's path) and over HTTP (both eras). Only where the work went may
+differ.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -23,7 +24,7 @@ from runtime_helpers import INITIALIZE, INITIALIZED, LIMIT
 
 from mcp_core import Context, McpError, Server
 from transports import serve_stream, serving
-from transports.serving import _first_wait, _first_wait_plain
+from transports.serving import _first_step
 
 pytestmark = pytest.mark.anyio
 
@@ -33,33 +34,41 @@ BOTH = pytest.mark.parametrize("hand_stepped", [True, False], ids=["hand-stepped
 # --- the two side by side, on coroutines --------------------------------------------------
 
 
-async def at_once() -> bool:
-    return False
+Stepper = Callable[[Coroutine[Any, Any, None]], Awaitable[None] | None]
 
 
-async def waits_once() -> bool:
+def _plain(coro: Coroutine[Any, Any, None]) -> Awaitable[None] | None:
+    return coro  # what `Serving.start` does without hand stepping
+
+
+async def at_once() -> None:
+    return None
+
+
+async def waits_once() -> None:
     await anyio.lowlevel.checkpoint()
-    return False
 
 
-async def raises_at_once() -> bool:
+async def raises_at_once() -> None:
     raise ValueError("at once")
 
 
-async def raises_after_waiting() -> bool:
+async def raises_after_waiting() -> None:
     await anyio.lowlevel.checkpoint()
     raise ValueError("later")
 
 
-async def outcome(
-    stepper: Callable[..., Coroutine[Any, Any, bool]], body: Callable[[], Any]
-) -> tuple[str, int]:
-    calls: list[None] = []
+async def outcome(stepper: Stepper, body: Callable[[], Any]) -> tuple[str, bool]:
+    # (how it ended, whether the caller was told to pass on)
+    passed_on = False
     try:
-        await stepper(body(), lambda: calls.append(None))
+        rest = stepper(body())
+        if rest is not None:
+            passed_on = True
+            await rest
     except ValueError as exc:
-        return f"raised {exc}", len(calls)
-    return "returned", len(calls)
+        return f"raised {exc}", passed_on
+    return "returned", passed_on
 
 
 @pytest.mark.parametrize(
@@ -69,29 +78,29 @@ async def outcome(
 async def test_both_end_alike_and_the_fast_one_tells_exactly_when_it_waited(
     body: Callable[[], Any], waits: bool
 ) -> None:
-    fast = await outcome(_first_wait, body)
-    plain = await outcome(_first_wait_plain, body)
+    fast = await outcome(_first_step, body)
+    plain = await outcome(_plain, body)
     assert fast[0] == plain[0]
-    assert fast[1] == int(waits)  # on_wait once if it waited, else never
-    assert plain[1] == 1  # the reference always assumes it waits
+    assert fast[1] == waits  # passed on only if it waited
+    assert plain[1]  # the reference always assumes it waits
 
 
-@pytest.mark.parametrize("stepper", [_first_wait, _first_wait_plain])
-async def test_a_cancellation_reaches_a_handler_stepped_either_way(
-    stepper: Callable[..., Coroutine[Any, Any, bool]],
-) -> None:
+@pytest.mark.parametrize("stepper", [_first_step, _plain])
+async def test_a_cancellation_reaches_a_handler_stepped_either_way(stepper: Stepper) -> None:
     ended: list[str] = []
 
-    async def hangs() -> bool:
+    async def hangs() -> None:
         try:
             await anyio.sleep_forever()
         finally:
             ended.append("cancelled")
-        return False  # pragma: no cover - cancelled first
 
     with anyio.fail_after(LIMIT):
         with anyio.CancelScope() as scope:
-            await stepper(hangs(), scope.cancel)  # cancelled once it waits
+            rest = stepper(hangs())
+            assert rest is not None
+            scope.cancel()
+            await rest
     assert ended == ["cancelled"] and scope.cancelled_caught
 
 
