@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import anyio
@@ -140,11 +141,8 @@ class Answers:
             # connection's own scope is the request's, no scope of its own.
             closing = out.closing()
             for job in jobs:
-                if closing is not None:
-                    await serve(job, closing)
-                else:
-                    with anyio.CancelScope() as scope:
-                        await serve(job, scope)
+                with anyio.CancelScope() if closing is None else nullcontext(closing) as scope:
+                    await serve(job, scope)
             response = stream.response
             if response is None:
                 await self.write_answer(out, stream, decision)
@@ -163,17 +161,12 @@ class Answers:
         start = link.serving.start
         try:
             for job in jobs:
-                if on_gone is not None:
-                    rest = start(job)
+                own = anyio.CancelScope() if on_gone is None else nullcontext()
+                with own as mine:
+                    rest = start(job, mine)
                     if rest is not None:
                         waits()
                         await rest
-                else:
-                    with anyio.CancelScope() as scope:
-                        rest = start(job, scope)
-                        if rest is not None:
-                            waits()
-                            await rest
             # From here on one task writes the answer: the writer, if it started,
             # else this one (a stream has one writer: Stream.wait has one waiter).
             stream.early = None
