@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import nullcontext
 from typing import Any
 
 import anyio
@@ -141,8 +140,11 @@ class Answers:
             # connection's own scope is the request's, no scope of its own.
             closing = out.closing()
             for job in jobs:
-                with anyio.CancelScope() if closing is None else nullcontext(closing) as scope:
-                    await serve(job, scope)
+                if closing is None:
+                    with anyio.CancelScope() as scope:
+                        await serve(job, scope)
+                else:
+                    await serve(job, closing)
             response = stream.response
             if response is None:
                 await self.write_answer(out, stream, decision)
@@ -161,9 +163,14 @@ class Answers:
         start = link.serving.start
         try:
             for job in jobs:
-                own = anyio.CancelScope() if on_gone is None else nullcontext()
-                with own as mine:
-                    rest = start(job, mine)
+                if on_gone is None:
+                    with anyio.CancelScope() as scope:
+                        rest = start(job, scope)
+                        if rest is not None:
+                            waits()
+                            await rest
+                else:
+                    rest = start(job)
                     if rest is not None:
                         waits()
                         await rest

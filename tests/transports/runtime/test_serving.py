@@ -28,7 +28,6 @@ from transports.serving import _first_step
 
 pytestmark = pytest.mark.anyio
 
-BOTH = pytest.mark.parametrize("hand_stepped", [True, False], ids=["hand-stepped", "plain"])
 
 
 # --- the two side by side, on coroutines --------------------------------------------------
