@@ -113,16 +113,19 @@ class Serving:
         max_concurrency: requests served at once.
     """
 
-    # Defaults on the class: a 2026-07-28 request makes a `Serving` of its own, so
-    # its construction is on that path (setting six attributes fewer saves ~40%).
-    keep: list[RequestReceived] | None = None
-    """While not None, `take` keeps jobs here for the caller to serve."""
-    _cancelled_early: set[RequestId] | None = None  # skipped when they come (made on first use)
-    _active = 0
-    # Made on first use: an idle connection should cost little (a deque is 600
-    # bytes, more than the rest of an idle HTTP session's driver).
-    _slot_waiters: deque[anyio.Event] | None = None
-    _idle: anyio.Event | None = None
+    __slots__ = (
+        "_active",
+        "_cancelled_early",
+        "_handle_request",
+        "_idle",
+        "_idle_workers",
+        "_link",
+        "_max_concurrency",
+        "_slot_waiters",
+        "_tg",
+        "keep",
+        "serving",
+    )
 
     def __init__(
         self,
@@ -134,11 +137,20 @@ class Serving:
         self._link = link
         self._tg = task_group
         self._handle_request = handle_request
-        self._max_concurrency = max_concurrency
         #: Requests of the peer being served, with the cancel scope that cancels
         #: each (None: not started yet, or nothing to cancel).
         self.serving: dict[RequestId, anyio.CancelScope | None] = {}
+        #: While not None, `take` keeps jobs here for the caller to serve.
+        self.keep: list[RequestReceived] | None = None
+        # Those cancelled before they started are skipped (made on first use).
+        self._cancelled_early: set[RequestId] | None = None
         self._idle_workers: list[Worker[RequestReceived]] = []
+        self._max_concurrency = max_concurrency
+        self._active = 0
+        # Made on first use: an idle connection should cost little (a deque is
+        # 600 bytes, more than the rest of an idle HTTP session's driver).
+        self._slot_waiters: deque[anyio.Event] | None = None
+        self._idle: anyio.Event | None = None
 
     # --- where a job runs -------------------------------------------------------------
 
