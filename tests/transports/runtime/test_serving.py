@@ -29,7 +29,6 @@ from transports.serving import _first_step
 pytestmark = pytest.mark.anyio
 
 
-
 # --- the two side by side, on coroutines --------------------------------------------------
 
 
