@@ -14,16 +14,11 @@
 #                   woken by ResponseReceived / InputRequired / ErrorReceived /
 #                   RequestTimedOut. A caller that is cancelled while it waits sends
 #                   notifications/cancelled (2025-11-25 basic/utilities/cancellation).
-#   incoming        each RequestReceived runs in a handler task (a reused worker)
-#                   inside a cancel scope, under a concurrency limit;
-#                   notifications/cancelled from the peer cancels that scope. The
-#                   answer (or the McpError raised) goes back through the session,
-#                   which drops answers to cancelled requests. The tasks, the
-#                   scopes and the limit are `transports.workers`. `pump`
-#                   (`transports.pump`) serves a request in the task that read it
-#                   until the handler first waits, then reads on in another task;
-#                   HTTP serves each POST's requests in the task answering it
-#                   (`feed_inline`).
+#   incoming        each RequestReceived is a job for the driver's `Serving`
+#                   (`transports.serving`: where it runs, its cancel scope, its
+#                   slot, its answer): a handler task, or, fed with ``keep``, the
+#                   caller's own task (the pump's reader, an HTTP POST's task).
+#                   notifications/cancelled from the peer cancels its scope.
 #   time            the session's deadlines are kept in anyio's clock; a timer task
 #                   sleeps until the next one and calls handle_timeouts(now).
 #
@@ -44,7 +39,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 import anyio
@@ -67,7 +62,7 @@ from mcp_core.wire import LineTooLong, Message, RequestId
 
 # Re-exported: transports built on the driver import them from here.
 from .pump import encode_for_peer, pump
-from .workers import Workers
+from .serving import Serving
 
 __all__ = ["ConnectionClosed", "Driver", "Sink", "encode_for_peer", "pump"]
 
@@ -144,16 +139,14 @@ class Driver:
         self._handle_event = handle_event
         self._sink: Sink = _refuse_sink
         self._waiters: dict[RequestId, _Waiter] = {}
-        self._workers = workers = Workers(self, task_group, handle_request, max_concurrency)
-        #: The peer's requests being served (see `Workers.serving`): read only.
-        self.serving = self._serving = workers.serving
+        #: Where and how the peer's requests are served, and answered.
+        self.serving: Serving = Serving(self, task_group, handle_request, max_concurrency)
         self._timer: anyio.Event | None = None
         self.closed = False
         self.close_reason = "the connection is closed"
         #: What closed the connection, when a transport gave a reason as an exception.
         self.close_error: BaseException | None = None
         self._on_close: list[Callable[[str], None]] = []
-        self._inline: list[RequestReceived] | None = None  # see feed_inline
         #: Set by a transport that can carry a request in the task that waits for
         #: its answer: `wait_for` calls it instead of `flush` (it flushes), and
         #: awaits what it returns, if anything, before waiting for the answer.
@@ -180,7 +173,8 @@ class Driver:
     # --- incoming ---------------------------------------------------------------------
 
     def feed(self, item: bytes | Message | LineTooLong) -> None:
-        """Take one complete incoming message and act on it."""
+        """Take one complete incoming message and act on it; the requests it brings
+        are served in handler tasks."""
         if self.closed:
             return
         session = self.session
@@ -227,13 +221,7 @@ class Driver:
             if waiter is not None:
                 waiter.finish(event.result)
         elif type(event) is RequestReceived:
-            # Registered now: a cancellation (or a look at what is in flight)
-            # before a task serves it still finds it.
-            self._serving[event.id] = None
-            if self._inline is not None:
-                self._inline.append(event)
-            else:
-                self._workers.dispatch(event)
+            self.serving.take(event)
         elif type(event) is ErrorReceived:
             waiter = self._waiters.pop(event.id, None) if event.id is not None else None
             if waiter is None:
@@ -248,7 +236,7 @@ class Driver:
                 waiter.progress.append(event)
                 waiter.event.set()
         elif type(event) is RequestCancelled:
-            self._workers.cancel(event.id)
+            self.serving.cancel(event.id)
             self._handle_event(event)
         elif type(event) is RequestTimedOut:
             waiter = self._waiters.pop(event.id, None)
@@ -257,53 +245,24 @@ class Driver:
         else:
             self._handle_event(event)
 
-    # --- serving the peer's requests (`transports.workers`) ---------------------------
+    # --- serving the peer's requests (`transports.serving`) --------------------------
 
-    def dispatch(self, event: RequestReceived) -> None:
-        """Serve a request the peer sent (and `feed_inline` returned) in a handler
-        task: an idle worker, or a new one."""
-        self._workers.dispatch(event)
-
-    def feed_inline(self, item: bytes | Message | LineTooLong) -> list[RequestReceived]:
+    def keep(self, item: bytes | Message | LineTooLong) -> list[RequestReceived]:
         """`feed`, except that the requests it brings get no task: they are
-        returned, for the caller to serve in its own task with `serve_inline`."""
+        returned, for the caller to serve in its own task (`Serving.serve`)."""
         jobs: list[RequestReceived] = []
-        self._inline = jobs
+        serving = self.serving
+        serving.keep = jobs
         try:
             self.feed(item)
         finally:
-            self._inline = None
+            serving.keep = None
         return jobs
-
-    def serving_in(self, request_id: RequestId, scope: anyio.CancelScope) -> None:
-        """A request being served without a scope of its own is cancelled with
-        ``scope`` from now on (the task serving it does nothing else any more)."""
-        if request_id in self._serving:
-            self._serving[request_id] = scope
-
-    def serve_one(self, event: RequestReceived) -> Coroutine[Any, Any, None]:
-        """Serve one request from `feed_inline` in the calling task, with no cancel
-        scope (see `serving_in`): await what it returns (the worker's coroutine
-        itself, no frame of ours around it)."""
-        return self._workers.serve(event, None)
-
-    async def serve_inline(self, jobs: list[RequestReceived], *, scoped: bool = True) -> None:
-        """Serve requests from `feed_inline` in the calling task, one after another,
-        each in a cancel scope of its own (which a cancellation cancels, as with
-        a handler task); ``scoped=False`` when the caller's own scope is how they
-        are cancelled (nothing else will)."""
-        serve = self._workers.serve
-        for event in jobs:
-            if scoped:
-                with anyio.CancelScope() as scope:
-                    await serve(event, scope)
-            else:
-                await serve(event, None)
 
     async def finish_serving(self, timeout: float) -> None:
         """Wait, at most ``timeout`` seconds, for the peer's requests in flight to be
         answered (the peer stopped sending but may still read the answers)."""
-        await self._workers.finish(timeout)
+        await self.serving.finish(timeout)
 
     # --- outgoing ---------------------------------------------------------------------
 
@@ -481,7 +440,7 @@ class Driver:
         waiters, self._waiters = self._waiters, {}
         for waiter in waiters.values():
             waiter.finish(error=ConnectionClosed(reason))
-        self._workers.close()
+        self.serving.close()
         if self._timer is not None:
             self._timer.set()
         self._sink = _refuse_sink

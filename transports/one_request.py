@@ -4,23 +4,23 @@
 # transport that gives each request a session of its own (HTTP: one POST, one
 # request) keeps one request's state from every other's: its session, its request
 # ids, its peer. Such a request needs less than a `ServerConnection`: it is fed one
-# message and served inline, in the task that answers it, so there is no worker
-# pool, no concurrency limit and no timer (a 2026-07-28 server sends no requests
-# whose deadlines would need one). `OneRequest` is that much: the session, the
-# handler's Context with its `RequestPeer`, and the sink its output goes to.
+# message and served by its `Serving` (`transports.serving`, as every request is)
+# in the task that answers it, so there is no handler task and no timer (a
+# 2026-07-28 server sends no requests whose deadlines would need one).
+# `OneRequest` is that much: the session, the handler's Context with its
+# `RequestPeer`, and the sink its output goes to.
 #
 # What ends the request is `close`, when its answer is written (or its client has
 # gone). A handler's task that sends after that (one it detached, a worker thread
 # abandoned on cancel) meets a closed request, and what it sends is dropped, as
 # with a closed `Driver`. Cancellation is the caller's: its scope around
-# `serve_inline` (HTTP: a hang-up); nothing else can cancel a request that came
+# `Serving.serve` (HTTP: a hang-up); nothing else can cancel a request that came
 # alone.
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from typing import Any
 
 from anyio.abc import TaskGroup
@@ -41,7 +41,7 @@ from mcp_core.wire import DEFAULT_LIMITS, Message, RequestId
 from .audience import Audience, join
 from .driver import ConnectionClosed, Sink
 from .server_connection import RequestPeer
-from .workers import failure_answer
+from .serving import Serving
 
 __all__ = ["OneRequest"]
 
@@ -63,7 +63,16 @@ class OneRequest:
         limits: message size and nesting limits.
     """
 
-    __slots__ = ("_audience", "_sink", "background", "closed", "principal", "server", "session")
+    __slots__ = (
+        "_audience",
+        "_sink",
+        "background",
+        "closed",
+        "principal",
+        "server",
+        "serving",
+        "session",
+    )
 
     def __init__(
         self,
@@ -83,9 +92,11 @@ class OneRequest:
         self._audience: Audience | None = None
         #: True once the request ended: nothing more is sent.
         self.closed = False
+        #: Serves the request in the caller's task (every job is kept).
+        self.serving = Serving(self, None, self._handle, 1)
 
     def feed(self, item: bytes | Message) -> list[RequestReceived]:
-        """Take the request; returns what is left for `serve_inline` to serve
+        """Take the request; returns what is left for ``serving.serve`` to serve
         (nothing when the session answered it, or refused it, on its own)."""
         session = self.session
         try:
@@ -97,11 +108,14 @@ class OneRequest:
             self.close()
             return []
         jobs: list[RequestReceived] = []
+        serving = self.serving
+        serving.keep = jobs
         for event in events:
             if type(event) is RequestReceived:
-                jobs.append(event)
+                serving.take(event)
             elif type(event) is ProtocolViolation:
                 log.debug("client broke the protocol: %s (%s)", event.message, event.code)
+        serving.keep = None
         self.flush()
         if session.state is _ERROR:
             self.close()
@@ -113,42 +127,15 @@ class OneRequest:
         if out and not self.closed:
             self._sink(out, related)
 
-    async def serve_inline(self, jobs: list[RequestReceived], *, scoped: bool = False) -> None:
-        """Serve what `feed` returned, in the calling task, and answer it.
-
-        ``scoped`` is accepted for the driver's signature: whatever cancels the
-        caller cancels the handler, and nothing else can.
-        """
-        for event in jobs:
-            await self._serve(event)
-
-    async def _serve(self, event: RequestReceived) -> None:
-        if self.closed:
-            return
-        request_id = event.id
-        session = self.session
-        server = self.server
+    async def _handle(self, event: RequestReceived) -> Any:
         ctx = Context(
             event,
-            RequestPeer(self, session, request_id, self.background),
+            RequestPeer(self, self.session, event.id, self.background),
             now=time.time(),
             principal=self.principal,
         )
-        try:
-            result = server.wire_form(await server.dispatch(event, ctx))
-        except Exception as exc:
-            self._answer(request_id, *failure_answer(session, request_id, exc))
-        else:
-            self._answer(request_id, session.send_response, request_id, result)
-
-    def _answer(self, related: RequestId, send: Callable[..., None], *args: Any) -> None:
-        if self.closed:
-            return
-        try:
-            send(*args)
-        except LocalProtocolError:
-            return  # the session refuses it (it closed)
-        self.flush(related)
+        server = self.server
+        return server.wire_form(await server.dispatch(event, ctx))
 
     async def request(self, method: str, params: Any, *, related: RequestId | None = None) -> Any:
         """A server-to-client request: there is none in 2026-07-28 (the session

@@ -3,10 +3,10 @@
 #
 # Theory of operation. Two loops share the stream. The reader feeds what it
 # receives to the driver; the writer sends what the driver's sink queued in the
-# `_Outbox`. The driver knows no stream: `pump` installs the sink.
+# `_Outbox`. The driver knows no stream: `pump` installs the writer's sink.
 #
 #   reading   `_Reader`: the task that reads also serves the requests it read,
-#             until a handler first waits (`transports.first_wait` tells when);
+#             until a handler first waits (`Serving.start` tells when);
 #             then the reading goes on in another task (a parked reader task,
 #             else a new one), and this one stays with the handler. Every stream
 #             is read a list at a time: a `BatchStream` gives every message one
@@ -53,7 +53,6 @@ from mcp_core.wire import (
     encode_message,
 )
 
-from .first_wait import resumed
 from .workers import Worker, run_worker
 
 if TYPE_CHECKING:
@@ -212,19 +211,144 @@ def _encoded(item: bytes | Message) -> bytes:
     return item if isinstance(item, bytes) else encode_for_peer(item)
 
 
+class _Writer:
+    """The writing side of a pump: the driver's sink, and the writer task's loop.
+
+    Over a `BatchStream` the sink writes straight to the wire while nothing is
+    queued and the writer is idle (the order stays the session's), else it
+    queues for the writer; any other stream is written by the writer alone.
+    Errors of a direct write are left for the writer to meet and act on.
+    """
+
+    __slots__ = ("_batch", "_driver", "_objects", "_outbox", "_serving", "_stream", "done")
+
+    def __init__(self, driver: Driver, stream: ObjectStream[Any], outbox: _Outbox, objects: bool):
+        self._driver = driver
+        self._stream = stream
+        self._outbox = outbox
+        self._objects = objects
+        self._serving = driver.serving.serving
+        # Checked once: a runtime protocol check costs microseconds.
+        self._batch: BatchStream | None = (
+            stream if isinstance(stream, BatchStream) and not objects else None
+        )
+        #: Set when the writer task has ended.
+        self.done = anyio.Event()
+
+    @property
+    def batch_stream(self) -> BatchStream | None:
+        return self._batch
+
+    def sink(self) -> Callable[[list[Message], RequestId | None], None]:
+        """The sink to install in the driver."""
+        return self._outbox.put if self._batch is None else self._write_now
+
+    def _write_now(self, messages: list[Message], related: RequestId | None) -> None:
+        # The sink of a batch stream. Not waking a writer task takes a third off a
+        # sequential round trip over stdio; with 16 calls in flight, one write per
+        # message still beats batching them behind a wake-up (measured: 1.8x).
+        outbox = self._outbox
+        if outbox.items or outbox.busy or outbox.owed:
+            outbox.put(messages, related)
+            return
+        if not outbox.holding and len(self._serving) > 1:
+            # Other requests are in flight (handlers waiting, or in worker threads,
+            # whose answers come several per loop turn): the writer sends what
+            # they answer meanwhile in one write. A direct write per answer
+            # would also hand the GIL to a worker thread at each system call.
+            outbox.put(messages, related)
+            return
+        try:
+            # The encoder itself, mapped: no frame per message. A message it cannot
+            # encode goes to the writer, with `encode_for_peer`'s fallback (`put`).
+            batch = list(map(encode_message, messages))
+        except (TypeError, EncodeError):
+            # The writer meets the error; what was held goes before.
+            outbox.put_encoded(self._take_held())
+            outbox.put(messages, related)
+            return
+        if outbox.holding:
+            outbox.held += batch
+            return
+        self._send_now(batch)
+
+    def _send_now(self, batch: list[bytes]) -> None:
+        assert self._batch is not None
+        outbox = self._outbox
+        try:
+            done = self._batch.send_batch_nowait(batch)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            outbox.put_encoded(batch)  # for the writer to meet the error and act on it
+            return
+        if not done:
+            outbox.owe(sum(map(len, batch)))
+
+    def _take_held(self) -> list[bytes]:
+        outbox = self._outbox
+        held, outbox.held = outbox.held, []
+        return held
+
+    def hold(self) -> None:
+        """From now on, what the driver sends is held (over a batch stream)."""
+        self._outbox.holding = self._batch is not None
+
+    def write_held(self) -> None:
+        """Write what was held, and hold no more."""
+        outbox = self._outbox
+        outbox.holding = False
+        if outbox.held:
+            held = self._take_held()
+            if outbox.items or outbox.busy or outbox.owed:
+                outbox.put_encoded(held)
+            else:
+                self._send_now(held)
+
+    async def run(self, tg: TaskGroup) -> None:
+        """The writer task: send what is queued, in order, until the outbox closes."""
+        outbox, stream, batch_stream = self._outbox, self._stream, self._batch
+        items = outbox.items
+        try:
+            while await outbox.wait():
+                outbox.busy = True
+                if batch_stream is not None:
+                    # Everything queued goes out in one write: under load, one system
+                    # call and one checkpoint carry many messages.
+                    batch = [_encoded(item) for item in items]
+                    items.clear()
+                    size = sum(map(len, batch)) + outbox.owed
+                    outbox.owed = 0
+                    await batch_stream.send_batch(batch)
+                    outbox.written(size)
+                elif self._objects:
+                    await stream.send(items.popleft())
+                else:
+                    data = _encoded(items.popleft())
+                    await stream.send(data)
+                    outbox.written(len(data))
+                outbox.busy = False
+        except anyio.BrokenResourceError:
+            self._driver.send_failed("the peer closed the connection")
+            tg.cancel_scope.cancel()
+        except anyio.ClosedResourceError:
+            self._driver.close("the peer closed the connection")
+            tg.cancel_scope.cancel()
+        finally:
+            self.done.set()
+
+
 class _Reader:
     """The read loop of a pump, which passes from task to task.
 
     The task reading also serves what it reads: a request's handler runs in it
     (no task to wake, no task switch) until the handler first waits; then another
     task takes over the reading, and this one stays with the handler, in a cancel
-    scope of its own that now stands for that request (a cancellation, or the
-    driver closing, cancels it). A handler that answers at once costs nothing
-    more than the feeding did.
+    scope of its own that stands for that request (a cancellation, or the driver
+    closing, cancels it). A handler that answers at once costs nothing more than
+    the feeding did.
 
     While it serves a read of several messages, the answers are held
-    (``hold``) and written together (``write_held``) once it has served them
-    all, or when one of them waits.
+    (`_Writer.hold`) and written together (`_Writer.write_held`) once it has
+    served them all, or when one of them waits.
 
     Args:
         driver: the driver to feed.
@@ -232,8 +356,7 @@ class _Reader:
             ObjectStream's ``receive`` does at the end).
         outbox: nothing is received while it holds more than its bound.
         tg: where reader tasks run.
-        hold: from now on, what the driver sends is held.
-        write_held: write what was held, and hold no more.
+        writer: holds and writes what the driver sends.
     """
 
     def __init__(
@@ -242,15 +365,13 @@ class _Reader:
         receive: Callable[[], Awaitable[list[Any]]],
         outbox: _Outbox,
         tg: TaskGroup,
-        hold: Callable[[], None],
-        write_held: Callable[[], None],
+        writer: _Writer,
     ) -> None:
         self.driver = driver
         self._receive = receive
         self._outbox = outbox
         self._tg = tg
-        self._hold = hold
-        self._write_held = write_held
+        self._writer = writer
         self._items: deque[Any] = deque()
         self._jobs: deque[RequestReceived] = deque()
         #: Set when the stream ended or reading failed (`failure`).
@@ -272,44 +393,35 @@ class _Reader:
         # works as a handler task's does (`transports.workers`).
         await run_worker(True, self._parked, _MAX_PARKED_READERS, self.ended.is_set, self._read)
 
-    async def _serve_here(self, job: RequestReceived, scope: anyio.CancelScope) -> bool:
-        # Serve one request in this task; True if it waited, so that the reading
-        # went on in another task and this one kept the request. The first step
-        # is taken here: a handler that answers at once (most do) needs no
-        # wrapper to tell when it first waits.
-        coro = self.driver.serve_one(job)
-        try:
-            first = coro.send(None)
-        except StopIteration:
-            return False
-        self._pass_on(job.id, scope)
-        await resumed(coro, first)
-        return True
-
-    def _pass_on(self, request_id: RequestId, scope: anyio.CancelScope) -> None:
-        # The request being served here waits: this task keeps it, in ``scope``,
-        # and the reading goes on in another task.
-        driver, items, jobs = self.driver, self._items, self._jobs
-        driver.serving_in(request_id, scope)
-        # What this read brought besides goes to handler tasks (one new
-        # reader per read, not per request that waits).
+    def _pass_on(self) -> None:
+        # The request being served here waits: this task keeps it, and the
+        # reading goes on in another task. What this read brought besides goes
+        # to handler tasks (one new reader per read, not per request that waits).
+        serving, items, jobs = self.driver.serving, self._items, self._jobs
         while jobs:
-            driver.dispatch(jobs.popleft())
+            serving.in_task(jobs.popleft())
         while items:
-            driver.feed(items.popleft())
-        self._write_held()
+            self.driver.feed(items.popleft())
+        self._writer.write_held()
         self.start()
 
     async def _read(self, _: bool, scope: anyio.CancelScope) -> None:
         driver, items, jobs = self.driver, self._items, self._jobs
+        start = driver.serving.start
         while True:
             if jobs:
-                if await self._serve_here(jobs.popleft(), scope):
-                    return  # the reading went on elsewhere
+                # Served here, in this task's scope, which stands for the request
+                # from now on.
+                rest = start(jobs.popleft(), scope)
+                if rest is not None:
+                    # It waits: this task stays with it, the reading goes on elsewhere.
+                    self._pass_on()
+                    await rest
+                    return
             elif items:
-                jobs.extend(driver.feed_inline(items.popleft()))
+                jobs.extend(driver.keep(items.popleft()))
             else:
-                self._write_held()
+                self._writer.write_held()
                 outbox = self._outbox
                 try:
                     # Nothing more is read while the peer has not taken what we owe it.
@@ -324,7 +436,7 @@ class _Reader:
                     self.ended.set()
                     return
                 if len(batch) > 1:
-                    self._hold()
+                    self._writer.hold()
                 items.extend(batch)
 
 
@@ -352,127 +464,13 @@ async def pump(
     started.
     """
     outbox = _Outbox(not objects, max_outbox_bytes)
-    writer_done = anyio.Event()
-    serving = driver.serving
-
-    # Checked once: a runtime protocol check costs microseconds.
-    batch_stream: BatchStream | None = (
-        stream if isinstance(stream, BatchStream) and not objects else None
-    )
-
-    def write_now(messages: list[Message], related: RequestId | None) -> None:
-        # The sink of a batch stream: straight onto the wire while nothing is queued
-        # and the writer is idle (the order stays the session's), else to the writer.
-        # Not waking a writer task takes a third off a sequential round trip over
-        # stdio; with 16 calls in flight, one write per message still beats batching
-        # them behind a wake-up (measured: 1.8x). Errors are left for the writer to
-        # meet and act on.
-        assert batch_stream is not None
-        if outbox.items or outbox.busy or outbox.owed:
-            outbox.put(messages, related)
-            return
-        if not outbox.holding and len(serving) > 1:
-            # Other requests are in flight (handlers waiting, or in worker threads,
-            # whose answers come several per loop turn): the writer sends what
-            # they answer meanwhile in one write. A direct write per answer
-            # would also hand the GIL to a worker thread at each system call.
-            outbox.put(messages, related)
-            return
-        try:
-            # The encoder itself, mapped: no frame per message. A message it cannot
-            # encode goes to the writer, with `encode_for_peer`'s fallback (`put`).
-            batch = list(map(encode_message, messages))
-        except (TypeError, EncodeError):
-            # The writer meets the error; what was held goes before.
-            outbox.put_encoded(take_held())
-            outbox.put(messages, related)
-            return
-        if outbox.holding:
-            outbox.held += batch
-            return
-        # `send_now`, inlined: this is every answer's way out.
-        try:
-            done = batch_stream.send_batch_nowait(batch)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-            outbox.put_encoded(batch)  # for the writer to meet the error and act on it
-            return
-        if not done:
-            outbox.owe(sum(map(len, batch)))
-
-    def take_held() -> list[bytes]:
-        held, outbox.held = outbox.held, []
-        return held
-
-    def send_now(batch: list[bytes]) -> None:
-        assert batch_stream is not None
-        try:
-            done = batch_stream.send_batch_nowait(batch)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-            outbox.put_encoded(batch)  # for the writer to meet the error and act on it
-            return
-        if not done:
-            outbox.owe(sum(map(len, batch)))
-
-    def hold() -> None:
-        outbox.holding = batch_stream is not None
-
-    def write_held() -> None:
-        outbox.holding = False
-        if outbox.held:
-            held = take_held()
-            if outbox.items or outbox.busy or outbox.owed:
-                outbox.put_encoded(held)
-            else:
-                send_now(held)
-
-    async def receive_one() -> list[Any]:
-        return [await stream.receive()]
-
-    async def write() -> None:
-        items = outbox.items
-        try:
-            while await outbox.wait():
-                outbox.busy = True
-                if batch_stream is not None:
-                    # Everything queued goes out in one write: under load, one system
-                    # call and one checkpoint carry many messages.
-                    batch = [_encoded(item) for item in items]
-                    items.clear()
-                    size = sum(map(len, batch)) + outbox.owed
-                    outbox.owed = 0
-                    await batch_stream.send_batch(batch)
-                    outbox.written(size)
-                elif objects:
-                    await stream.send(items.popleft())
-                else:
-                    data = _encoded(items.popleft())
-                    await stream.send(data)
-                    outbox.written(len(data))
-                outbox.busy = False
-        except anyio.BrokenResourceError:
-            driver.send_failed("the peer closed the connection")
-            tg.cancel_scope.cancel()
-        except anyio.ClosedResourceError:
-            driver.close("the peer closed the connection")
-            tg.cancel_scope.cancel()
-        finally:
-            writer_done.set()
-
-    driver.attach(outbox.put if batch_stream is None else write_now)
+    writer = _Writer(driver, stream, outbox, objects)
+    driver.attach(writer.sink())
     async with anyio.create_task_group() as tg:
-        tg.start_soon(write)
+        tg.start_soon(writer.run, tg)
         task_status.started()
         try:
-            receive = receive_one if batch_stream is None else batch_stream.receive_batch
-            reader = _Reader(driver, receive, outbox, tg, hold, write_held)
-            reader.start()
-            await reader.ended.wait()
-            if reader.failure is not None:
-                raise reader.failure
-            # The peer has stopped sending: a stdio client closing our stdin to
-            # shut down (2025-11-25 basic/lifecycle.mdx "Shutdown"), or a script
-            # piping requests in. Answer what is in flight before closing, briefly.
-            await driver.finish_serving(_DRAIN_SECONDS)
+            await _read_until_end(driver, stream, outbox, tg, writer)
         except anyio.BrokenResourceError:
             driver.receive_failed("reading from the peer failed")
         except anyio.ClosedResourceError:
@@ -483,6 +481,26 @@ async def pump(
             outbox.close()
             with anyio.CancelScope(shield=True):
                 with anyio.move_on_after(_DRAIN_SECONDS):
-                    await writer_done.wait()
+                    await writer.done.wait()
                 tg.cancel_scope.cancel()
                 await stream.aclose()
+
+
+async def _read_until_end(
+    driver: Driver, stream: ObjectStream[Any], outbox: _Outbox, tg: TaskGroup, writer: _Writer
+) -> None:
+    # Read (and serve) until the peer stops sending, then answer what is in flight.
+    async def receive_one() -> list[Any]:
+        return [await stream.receive()]
+
+    batch_stream = writer.batch_stream
+    receive = receive_one if batch_stream is None else batch_stream.receive_batch
+    reader = _Reader(driver, receive, outbox, tg, writer)
+    reader.start()
+    await reader.ended.wait()
+    if reader.failure is not None:
+        raise reader.failure
+    # The peer has stopped sending: a stdio client closing our stdin to shut
+    # down (2025-11-25 basic/lifecycle.mdx "Shutdown"), or a script piping
+    # requests in. Answer what is in flight before closing, briefly.
+    await driver.finish_serving(_DRAIN_SECONDS)

@@ -1,8 +1,9 @@
 # Serving a Server (mcp_core's application layer) on one connection.
 #
 # A ServerConnection is a ServerSession plus a Driver plus the application: every
-# RequestReceived becomes `Server.dispatch(event, Context(...))` in its own task,
-# and the Context's Peer is implemented here on top of the driver:
+# RequestReceived becomes `Server.dispatch(event, Context(...))`, served where
+# `transports.serving` puts it, and the Context's Peer is implemented here on top
+# of the driver:
 #
 #   progress  -> ServerSession.send_progress (dropped when no token was given)
 #   log       -> ServerSession.send_log, related to the request
@@ -37,7 +38,7 @@ from mcp_core.wire import DEFAULT_LIMITS, RequestId
 from .audience import Audience, join
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
 from .pump import DEFAULT_MAX_OUTBOX_BYTES, pump
-from .threads import run_sync as run_in_thread
+from .serving import Serving
 
 __all__ = ["ServerConnection", "serve_stream"]
 
@@ -77,6 +78,7 @@ class _Link(Protocol):
     its own (`transports.one_request.OneRequest`)."""
 
     closed: bool
+    serving: Serving
 
     def flush(self, related: RequestId | None = None) -> None: ...
 
@@ -147,9 +149,9 @@ class RequestPeer:
             driver.flush(self.request_id)
 
     def run_sync(self, fn: Callable[[], _T]) -> Coroutine[Any, Any, _T]:
-        # The runtime's worker threads (transports/threads.py). A cancelled request
-        # stops waiting; its thread finishes on its own, its result dropped.
-        return run_in_thread(fn)
+        # Where a `def` handler's body runs: decided with the rest of where a
+        # request is served (`Serving.run_sync`).
+        return self.driver.serving.run_sync(fn)
 
 
 class ServerConnection:

@@ -1,8 +1,9 @@
 # Writing the answer to a dispatched request: `Answers`, which `HttpService`
 # (transports.http.service) holds and hands its requests to once dispatched.
 #
-# Handlers run in the task answering their POST (`Answers.serve_here`): a request served
-# at once costs no task and no task switch. While a handler runs, a writer task
+# Handlers run in the task answering their POST (`Answers.serve_here`, through
+# `Serving.serve` as every request): a request served at once costs no task and
+# no task switch. While a handler runs, a writer task
 # (`AnswerWriter`) is started only if the answer must go on meanwhile: messages
 # sent before the response, or a stream whose head and keep-alives are due while
 # the handler waits. The answer is JSON when the response comes first, else an
@@ -21,7 +22,6 @@ from mcp_core.http.decisions import SSE_HEADERS, Dispatch, Headers, OpenStream, 
 from mcp_core.http.server import HttpEndpoint
 
 from ..driver import Driver
-from ..first_wait import watching
 from ..one_request import OneRequest
 from .responder import PeerGone, Responder
 from .streams import AnswerStream
@@ -118,7 +118,7 @@ class Answers:
         out: Responder,
         stream: AnswerStream,
         decision: Dispatch,
-        driver: Driver | OneRequest,
+        link: Driver | OneRequest,
         jobs: list[Any],
         on_gone: Callable[[], None] | None,
     ) -> None:
@@ -128,7 +128,9 @@ class Answers:
         # is a stream, gets a writer task meanwhile (`AnswerWriter`), so that its
         # messages, and a stream's head and keep-alives, reach the client while it
         # goes on. ``on_gone``: what to do when the client goes (None: the writer
-        # watches for that itself, as this task is not watched).
+        # watches for that itself, as this task is not watched; and each job has
+        # a cancel scope of its own, which notifications/cancelled cancels).
+        serve = link.serving.serve
         if on_gone is None and stream.mode == "json":
             # A JSON-only answer (response_mode "json") of a request nobody
             # watches: nothing goes out before the response (its messages go on
@@ -136,13 +138,13 @@ class Answers:
             # cancellation (notifications/cancelled) ends the connection, with
             # no response (2025-11-25 basic/utilities/cancellation.mdx): the
             # connection's own scope is the request's, no scope of its own.
-            scope = out.closing()
-            if scope is not None and isinstance(driver, Driver):
-                for job in jobs:
-                    driver.serving_in(job.id, scope)
-                await driver.serve_inline(jobs, scoped=False)
-            else:
-                await driver.serve_inline(jobs)
+            closing = out.closing()
+            for job in jobs:
+                if closing is None:
+                    with anyio.CancelScope() as scope:
+                        await serve(job, scope)
+                else:
+                    await serve(job, closing)
             response = stream.response
             if response is None:
                 await self.write_answer(out, stream, decision)
@@ -152,15 +154,26 @@ class Answers:
         writer = AnswerWriter(self, out, stream, decision, on_gone)
         stream.early = writer.start
 
-        def suspended() -> bool:
+        def waits() -> None:
             if on_gone is not None:
                 out.watch()
             if stream.mode == "sse":
                 writer.start()
-            return True
 
+        start = link.serving.start
         try:
-            await watching(driver.serve_inline(jobs, scoped=on_gone is None), suspended)
+            for job in jobs:
+                if on_gone is None:
+                    with anyio.CancelScope() as scope:
+                        rest = start(job, scope)
+                        if rest is not None:
+                            waits()
+                            await rest
+                else:
+                    rest = start(job)
+                    if rest is not None:
+                        waits()
+                        await rest
             # From here on one task writes the answer: the writer, if it started,
             # else this one (a stream has one writer: Stream.wait has one waiter).
             stream.early = None

@@ -441,7 +441,7 @@ class HttpService:
         endpoint.attach(decision.session_id, stream_id, self.now())
         driver = session.connection.driver
         # A batch's handlers run in tasks of their own, side by side, as on stdio.
-        jobs = [] if decision.batch else driver.feed_inline(self._fed(decision))
+        jobs = [] if decision.batch else driver.keep(self._fed(decision))
         if decision.batch:
             driver.feed(decision.body)
         ended = endpoint.fed(decision)
