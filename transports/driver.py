@@ -154,6 +154,10 @@ class Driver:
         self.close_error: BaseException | None = None
         self._on_close: list[Callable[[str], None]] = []
         self._inline: list[RequestReceived] | None = None  # see feed_inline
+        #: Set by a transport while it holds more requests, read and not yet
+        #: served, behind the one being served (a pump serving a read of several):
+        #: the handler should not hold the loop (`transports.threads`, ``brief``).
+        self.more_to_serve = False
         #: Set by a transport that can carry a request in the task that waits for
         #: its answer: `wait_for` calls it instead of `flush` (it flushes), and
         #: awaits what it returns, if anything, before waiting for the answer.

@@ -414,10 +414,10 @@ async def pump(
             outbox.owe(sum(map(len, batch)))
 
     def hold() -> None:
-        outbox.holding = batch_stream is not None
+        outbox.holding = driver.more_to_serve = batch_stream is not None
 
     def write_held() -> None:
-        outbox.holding = False
+        outbox.holding = driver.more_to_serve = False
         if outbox.held:
             held = take_held()
             if outbox.items or outbox.busy or outbox.owed:

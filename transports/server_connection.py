@@ -79,6 +79,14 @@ class _Link(Protocol):
     ) -> Any: ...
 
 
+def _alone(link: _Link) -> bool:
+    # Nothing else of its connection is in flight or read and waiting (a request
+    # served on its own, `OneRequest`, is alone by definition).
+    if isinstance(link, Driver):
+        return len(link.serving) <= 1 and not link.more_to_serve
+    return True
+
+
 class RequestPeer:
     """The Context's link to the client, for one request; also the task host
     (mcp_core.tasks.host.TaskHost): a task runs in ``background``, the task group
@@ -142,8 +150,10 @@ class RequestPeer:
 
     def run_sync(self, fn: Callable[[], _T]) -> Coroutine[Any, Any, _T]:
         # The runtime's worker threads (transports/threads.py). A cancelled request
-        # stops waiting; its thread finishes on its own, its result dropped.
-        return run_in_thread(fn)
+        # stops waiting; its thread finishes on its own, its result dropped. Alone
+        # in flight on its connection, it waits for a short job blocked (`brief`):
+        # the loop has nothing else of this connection to do meanwhile.
+        return run_in_thread(fn, brief=_alone(self.driver))
 
 
 class ServerConnection:
