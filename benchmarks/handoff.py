@@ -4,9 +4,11 @@ per call, measured from outside, in the same run.
     python -m benchmarks.handoff [--rounds R] [--calls N] [--backends asyncio,trio]
                                  [--transports stdio,http] [--eras legacy,modern]
 
-One server process per (transport, backend, era) serves three tools: ``echo`` (a
-``def``, which the runtime runs in a worker thread), ``echo_anyio`` (an ``async def``
-that runs the same body with ``anyio.to_thread.run_sync``, as def tools ran before
+One server process per (transport, backend, era) serves four tools: ``echo`` (a
+``def``, which the runtime runs in a worker thread), ``echo_pool`` (an ``async def``
+that runs the same body in the same pool, always waiting the asynchronous way: the
+reference path of the brief wait, see transports/threads.py), ``echo_anyio`` (the
+same with ``anyio.to_thread.run_sync``, as def tools ran before
 transports/threads.py) and ``echo_async`` (the same body, ``async def``). Figures
 are CPU microseconds per call. A raw client (`benchmarks.raw_client`: a line writer on stdio, plain
 keep-alive sockets on HTTP) makes N calls of one, then N of the other, one at a
@@ -40,7 +42,7 @@ from .servers import _ACCEPT, _MODERN_META, _ROOT, LEGACY, MODERN
 
 __all__ = ["main"]
 
-TOOLS: Final = ("echo", "echo_anyio", "echo_async")
+TOOLS: Final = ("echo", "echo_pool", "echo_anyio", "echo_async")
 LOADS: Final = (1, 16)
 
 Requester = Callable[[int], bytes]
@@ -55,6 +57,14 @@ def _server() -> object:
     def echo(text: str) -> str:
         """Say the text back (a plain function: a worker thread runs it)."""
         return text
+
+    @server.tool
+    async def echo_pool(text: str) -> str:
+        """Say the text back from the runtime's pool, waiting through the event
+        loop (no brief wait): how a def tool ran before the brief wait."""
+        from transports import threads
+
+        return await threads.run_sync(lambda: text)
 
     @server.tool
     async def echo_anyio(text: str) -> str:
@@ -289,17 +299,27 @@ def main(argv: list[str]) -> int:
         args.calls,
     )
     print(
-        "| transport | backend | era | in flight | def | def via anyio.to_thread"
-        " | async def | def/async | anyio/async |"
+        "| transport | backend | era | in flight | def | def, pool, no brief wait"
+        " | def via anyio.to_thread | async def | def/async | no brief/async | anyio/async |"
     )
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     cases = sorted({key[:4] for key in figures})
     for case in cases:
-        plain, anyio_thread, coro = (statistics.median(figures[(*case, t)]) for t in TOOLS)
+        plain, pool, anyio_thread, coro = (statistics.median(figures[(*case, t)]) for t in TOOLS)
+        # Ratios run by run (each round measures every tool back to back), then
+        # the median: the load of the machine moves a round's figures together.
+        ratios = [
+            statistics.median(
+                a / b for a, b in zip(figures[(*case, t)], figures[(*case, TOOLS[-1])], strict=True)
+            )
+            for t in TOOLS[:-1]
+        ]
         transport, backend, era, load = case
         print(
-            f"| {transport} | {backend} | {era} | {load} | {plain:.1f} | {anyio_thread:.1f}"
-            f" | {coro:.1f} | {plain / coro:.2f}x | {anyio_thread / coro:.2f}x |"
+            f"| {transport} | {backend} | {era} | {load} | {plain:.1f} | {pool:.1f}"
+            f" | {anyio_thread:.1f} | {coro:.1f} | "
+            + " | ".join(f"{ratio:.2f}x" for ratio in ratios)
+            + " |"
         )
     return 0
 
