@@ -19,7 +19,11 @@ in turn; the table gives the medians over the rounds and the ratios to ``async d
 
 ``--per-thread`` splits the CPU of the stdio server (legacy era) between the event
 loop's thread and the others, with context switches per call: where a thread hop
-costs. ``python -m benchmarks.handoff serve stdio|http BACKEND [PORT]`` is the server.
+costs. ``--syscalls`` counts, the same way, the server's system calls per call
+(Linux ``perf stat`` on its process: futex, epoll_wait, reads, writes, the
+self-pipe's sendto/recvfrom, context switches), which the machine's load moves
+far less than CPU time. ``python -m benchmarks.handoff serve stdio|http BACKEND
+[PORT]`` is the server.
 """
 
 from __future__ import annotations
@@ -27,8 +31,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Final
@@ -274,6 +281,52 @@ def per_thread(backends: list[str], calls: int) -> None:
                     )
 
 
+_SYSCALLS: Final = (
+    "futex",
+    "epoll_wait",
+    "read",
+    "write",
+    "sendto",
+    "recvfrom",
+)
+
+
+def syscalls(backends: list[str], calls: int) -> None:
+    """System calls and context switches per call of the stdio server (legacy
+    era), counted by ``perf stat`` attached to its process during each run."""
+    events = ",".join([*(f"syscalls:sys_enter_{name}" for name in _SYSCALLS), "context-switches"])
+    env = {**os.environ, "PYTHONPATH": _ROOT}
+    print(f"| backend | in flight | tool | {' | '.join(_SYSCALLS)} | switches |")
+    print(f"|---|---:|---|{'---:|' * (len(_SYSCALLS) + 1)}")
+    with ExitStack() as closers:
+        for backend in backends:
+            for case in _stdio_case(backend, "legacy", env, closers):
+                run = case.open(closers)
+                for tool in TOOLS:
+                    run(calls // 10, tool)
+                    perf = subprocess.Popen(
+                        ["perf", "stat", "-x", ",", "-e", events, "-p", str(case.pid)],
+                        stderr=subprocess.PIPE,
+                        text=True,
+                    )
+                    time.sleep(0.5)  # attached
+                    run(calls, tool)
+                    perf.send_signal(signal.SIGINT)
+                    _, report = perf.communicate()
+                    counts: dict[str, float] = {}
+                    for line in report.splitlines():
+                        fields = line.split(",")
+                        if len(fields) > 2 and fields[0].isdigit():
+                            name = fields[2].removeprefix("syscalls:sys_enter_")
+                            counts[name] = int(fields[0]) / calls
+                    shown = [*_SYSCALLS, "context-switches"]
+                    print(
+                        f"| {backend} | {case.key[3]} | {tool} | "
+                        + " | ".join(f"{counts.get(name, float('nan')):.2f}" for name in shown)
+                        + " |"
+                    )
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "serve":
         _serve(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 0)
@@ -287,7 +340,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--per-thread", action="store_true", help="split stdio's CPU by thread instead"
     )
+    parser.add_argument(
+        "--syscalls", action="store_true", help="count stdio's system calls per call instead"
+    )
     args = parser.parse_args(argv)
+    if args.syscalls:
+        syscalls(args.backends.split(","), args.calls)
+        return 0
     if args.per_thread:
         per_thread(args.backends.split(","), args.calls)
         return 0
