@@ -22,7 +22,8 @@ loop's thread and the others, with context switches per call: where a thread hop
 costs. ``--syscalls`` counts, the same way, the server's system calls per call
 (Linux ``perf stat`` on its process: futex, epoll_wait, reads, writes, the
 self-pipe's sendto/recvfrom, context switches), which the machine's load moves
-far less than CPU time. ``python -m benchmarks.handoff serve stdio|http BACKEND
+far less than CPU time. ``--floor`` times the least a hop can cost in Python (two
+threads handing two locks back and forth). ``python -m benchmarks.handoff serve stdio|http BACKEND
 [PORT]`` is the server.
 """
 
@@ -327,6 +328,38 @@ def syscalls(backends: list[str], calls: int) -> None:
                     )
 
 
+def floor(calls: int) -> None:
+    """The least a hop to a thread and back can cost in Python: two threads
+    handing two locks back and forth, CPU per round trip and switches."""
+    import resource
+    import threading
+
+    there, back = threading.Lock(), threading.Lock()
+    there.acquire()
+    back.acquire()
+
+    def other() -> None:
+        for _ in range(calls):
+            there.acquire()
+            back.release()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    for _ in range(calls):
+        there.release()
+        back.acquire()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    thread.join()
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    voluntary = (after.ru_nvcsw - before.ru_nvcsw) / calls
+    involuntary = (after.ru_nivcsw - before.ru_nivcsw) / calls
+    print(
+        f"two-lock ping-pong between two threads: {cpu / calls * 1e6:.1f} us of CPU per"
+        f" round trip, {voluntary:.2f} voluntary and {involuntary:.2f} involuntary switches"
+    )
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "serve":
         _serve(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 0)
@@ -343,7 +376,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--syscalls", action="store_true", help="count stdio's system calls per call instead"
     )
+    parser.add_argument(
+        "--floor", action="store_true", help="time a bare two-thread lock ping-pong instead"
+    )
     args = parser.parse_args(argv)
+    if args.floor:
+        floor(args.calls * 10)
+        return 0
     if args.syscalls:
         syscalls(args.backends.split(","), args.calls)
         return 0
