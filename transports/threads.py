@@ -240,6 +240,8 @@ class _Pool:
         me: _Worker | None = None
         # Loops this worker has results for and has not woken yet.
         owed: set[_Inbox] | None = None
+        # The lock of a caller waiting blocked for the job just finished.
+        woken: threading.Lock | None = None
         lock = self._lock
         while True:
             with lock:
@@ -249,6 +251,12 @@ class _Pool:
                         me = _Worker()
                     self._free -= 1
                     self._sleepers.append(me)
+            if woken is not None:
+                # Released only now, right before this thread sleeps (or runs the
+                # next job): the caller's thread, woken, would otherwise wait for
+                # the GIL this thread still holds, one more sleep and wake-up.
+                woken.release()
+                woken = None
             if job is None:
                 assert me is not None
                 if not self._sleep(me):
@@ -276,7 +284,6 @@ class _Pool:
                     self._unwoken.add(inbox)
                     self._arm_watchdog()  # it wakes loops whose results wait
             if woken is not None:
-                woken.release()
                 if not more and owed:
                     for other in owed:
                         other.wake()
