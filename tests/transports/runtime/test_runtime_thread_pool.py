@@ -15,6 +15,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import anyio
@@ -266,20 +267,30 @@ async def test_a_function_that_outlasts_the_brief_wait_skips_it_for_a_while(
     anyio_backend: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(backend, "native", True)  # the pool, whatever the environment
+    entered, gate = threading.Event(), threading.Event()
 
-    def slow() -> None:
-        time.sleep(threads.BRIEF_WAIT * 3)
+    def slow() -> bool:
+        entered.set()
+        return gate.wait(LIMIT)  # cannot finish within the brief wait: the gate is shut
 
     with anyio.fail_after(LIMIT):
-        await threads.run_sync(slow, brief=True)
         inbox = threads._inbox()
         assert inbox is not None
-        assert inbox.slow == {threads._key(slow): threads.SLOW_SKIPS}
-        await threads.run_sync(slow, brief=True)
-        assert inbox.slow == {threads._key(slow): threads.SLOW_SKIPS - 1}
+        inbox.slow.clear()
+        key = threads._key(slow)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(partial(threads.run_sync, slow, brief=True))
+            # The loop's thread is blocked in the other task's brief wait from
+            # before ``slow`` starts until that wait runs out: this task is woken
+            # by the loop only after.
+            await anyio.to_thread.run_sync(entered.wait, LIMIT)
+            assert inbox.slow == {key: threads.SLOW_SKIPS}
+            gate.set()
+        assert await threads.run_sync(slow, brief=True)  # skips the brief wait
+        assert inbox.slow == {key: threads.SLOW_SKIPS - 1}
         # Another function still waits briefly.
         assert await threads.run_sync(lambda: 1, brief=True) == 1
-        assert threads._key(slow) in inbox.slow
+        assert key in inbox.slow
 
 
 # --- the pool without an event loop: an inbox that hands results to a queue -------------
