@@ -4,9 +4,11 @@ per call, measured from outside, in the same run.
     python -m benchmarks.handoff [--rounds R] [--calls N] [--backends asyncio,trio]
                                  [--transports stdio,http] [--eras legacy,modern]
 
-One server process per (transport, backend, era) serves three tools: ``echo`` (a
-``def``, which the runtime runs in a worker thread), ``echo_anyio`` (an ``async def``
-that runs the same body with ``anyio.to_thread.run_sync``, as def tools ran before
+One server process per (transport, backend, era) serves four tools: ``echo`` (a
+``def``, which the runtime runs in a worker thread), ``echo_pool`` (an ``async def``
+that runs the same body in the same pool, always waiting the asynchronous way: the
+reference path of the brief wait, see transports/threads.py), ``echo_anyio`` (the
+same with ``anyio.to_thread.run_sync``, as def tools ran before
 transports/threads.py) and ``echo_async`` (the same body, ``async def``). Figures
 are CPU microseconds per call. A raw client (`benchmarks.raw_client`: a line writer on stdio, plain
 keep-alive sockets on HTTP) makes N calls of one, then N of the other, one at a
@@ -17,7 +19,12 @@ in turn; the table gives the medians over the rounds and the ratios to ``async d
 
 ``--per-thread`` splits the CPU of the stdio server (legacy era) between the event
 loop's thread and the others, with context switches per call: where a thread hop
-costs. ``python -m benchmarks.handoff serve stdio|http BACKEND [PORT]`` is the server.
+costs. ``--syscalls`` counts, the same way, the server's system calls per call
+(Linux ``perf stat`` on its process: futex, epoll_wait, reads, writes, the
+self-pipe's sendto/recvfrom, context switches), which the machine's load moves
+far less than CPU time. ``--floor`` times the least a hop can cost in Python (two
+threads handing two locks back and forth). ``python -m benchmarks.handoff serve stdio|http BACKEND
+[PORT]`` is the server.
 """
 
 from __future__ import annotations
@@ -25,8 +32,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Final
@@ -40,7 +50,7 @@ from .servers import _ACCEPT, _MODERN_META, _ROOT, LEGACY, MODERN
 
 __all__ = ["main"]
 
-TOOLS: Final = ("echo", "echo_anyio", "echo_async")
+TOOLS: Final = ("echo", "echo_pool", "echo_anyio", "echo_async")
 LOADS: Final = (1, 16)
 
 Requester = Callable[[int], bytes]
@@ -55,6 +65,14 @@ def _server() -> object:
     def echo(text: str) -> str:
         """Say the text back (a plain function: a worker thread runs it)."""
         return text
+
+    @server.tool
+    async def echo_pool(text: str) -> str:
+        """Say the text back from the runtime's pool, waiting through the event
+        loop (no brief wait): how a def tool ran before the brief wait."""
+        from transports import threads
+
+        return await threads.run_sync(lambda: text)
 
     @server.tool
     async def echo_anyio(text: str) -> str:
@@ -264,6 +282,84 @@ def per_thread(backends: list[str], calls: int) -> None:
                     )
 
 
+_SYSCALLS: Final = (
+    "futex",
+    "epoll_wait",
+    "read",
+    "write",
+    "sendto",
+    "recvfrom",
+)
+
+
+def syscalls(backends: list[str], calls: int) -> None:
+    """System calls and context switches per call of the stdio server (legacy
+    era), counted by ``perf stat`` attached to its process during each run."""
+    events = ",".join([*(f"syscalls:sys_enter_{name}" for name in _SYSCALLS), "context-switches"])
+    env = {**os.environ, "PYTHONPATH": _ROOT}
+    print(f"| backend | in flight | tool | {' | '.join(_SYSCALLS)} | switches |")
+    print(f"|---|---:|---|{'---:|' * (len(_SYSCALLS) + 1)}")
+    with ExitStack() as closers:
+        for backend in backends:
+            for case in _stdio_case(backend, "legacy", env, closers):
+                run = case.open(closers)
+                for tool in TOOLS:
+                    run(calls // 10, tool)
+                    perf = subprocess.Popen(
+                        ["perf", "stat", "-x", ",", "-e", events, "-p", str(case.pid)],
+                        stderr=subprocess.PIPE,
+                        text=True,
+                    )
+                    time.sleep(0.5)  # attached
+                    run(calls, tool)
+                    perf.send_signal(signal.SIGINT)
+                    _, report = perf.communicate()
+                    counts: dict[str, float] = {}
+                    for line in report.splitlines():
+                        fields = line.split(",")
+                        if len(fields) > 2 and fields[0].isdigit():
+                            name = fields[2].removeprefix("syscalls:sys_enter_")
+                            counts[name] = int(fields[0]) / calls
+                    shown = [*_SYSCALLS, "context-switches"]
+                    print(
+                        f"| {backend} | {case.key[3]} | {tool} | "
+                        + " | ".join(f"{counts.get(name, float('nan')):.2f}" for name in shown)
+                        + " |"
+                    )
+
+
+def floor(calls: int) -> None:
+    """The least a hop to a thread and back can cost in Python: two threads
+    handing two locks back and forth, CPU per round trip and switches."""
+    import resource
+    import threading
+
+    there, back = threading.Lock(), threading.Lock()
+    there.acquire()
+    back.acquire()
+
+    def other() -> None:
+        for _ in range(calls):
+            there.acquire()
+            back.release()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    for _ in range(calls):
+        there.release()
+        back.acquire()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    thread.join()
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    voluntary = (after.ru_nvcsw - before.ru_nvcsw) / calls
+    involuntary = (after.ru_nivcsw - before.ru_nivcsw) / calls
+    print(
+        f"two-lock ping-pong between two threads: {cpu / calls * 1e6:.1f} us of CPU per"
+        f" round trip, {voluntary:.2f} voluntary and {involuntary:.2f} involuntary switches"
+    )
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "serve":
         _serve(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 0)
@@ -277,7 +373,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--per-thread", action="store_true", help="split stdio's CPU by thread instead"
     )
+    parser.add_argument(
+        "--syscalls", action="store_true", help="count stdio's system calls per call instead"
+    )
+    parser.add_argument(
+        "--floor", action="store_true", help="time a bare two-thread lock ping-pong instead"
+    )
     args = parser.parse_args(argv)
+    if args.floor:
+        floor(args.calls * 10)
+        return 0
+    if args.syscalls:
+        syscalls(args.backends.split(","), args.calls)
+        return 0
     if args.per_thread:
         per_thread(args.backends.split(","), args.calls)
         return 0
@@ -289,17 +397,27 @@ def main(argv: list[str]) -> int:
         args.calls,
     )
     print(
-        "| transport | backend | era | in flight | def | def via anyio.to_thread"
-        " | async def | def/async | anyio/async |"
+        "| transport | backend | era | in flight | def | def, pool, no brief wait"
+        " | def via anyio.to_thread | async def | def/async | no brief/async | anyio/async |"
     )
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     cases = sorted({key[:4] for key in figures})
     for case in cases:
-        plain, anyio_thread, coro = (statistics.median(figures[(*case, t)]) for t in TOOLS)
+        plain, pool, anyio_thread, coro = (statistics.median(figures[(*case, t)]) for t in TOOLS)
+        # Ratios run by run (each round measures every tool back to back), then
+        # the median: the load of the machine moves a round's figures together.
+        ratios = [
+            statistics.median(
+                a / b for a, b in zip(figures[(*case, t)], figures[(*case, TOOLS[-1])], strict=True)
+            )
+            for t in TOOLS[:-1]
+        ]
         transport, backend, era, load = case
         print(
-            f"| {transport} | {backend} | {era} | {load} | {plain:.1f} | {anyio_thread:.1f}"
-            f" | {coro:.1f} | {plain / coro:.2f}x | {anyio_thread / coro:.2f}x |"
+            f"| {transport} | {backend} | {era} | {load} | {plain:.1f} | {pool:.1f}"
+            f" | {anyio_thread:.1f} | {coro:.1f} | "
+            + " | ".join(f"{ratio:.2f}x" for ratio in ratios)
+            + " |"
         )
     return 0
 

@@ -290,12 +290,12 @@ class _Writer:
 
     def hold(self) -> None:
         """From now on, what the driver sends is held (over a batch stream)."""
-        self._outbox.holding = self._batch is not None
+        self._outbox.holding = self._driver.serving.more_to_serve = self._batch is not None
 
     def write_held(self) -> None:
         """Write what was held, and hold no more."""
         outbox = self._outbox
-        outbox.holding = False
+        outbox.holding = self._driver.serving.more_to_serve = False
         if outbox.held:
             held = self._take_held()
             if outbox.items or outbox.busy or outbox.owed:

@@ -124,6 +124,7 @@ class Serving:
         "_slot_waiters",
         "_tg",
         "keep",
+        "more_to_serve",
         "serving",
     )
 
@@ -140,6 +141,10 @@ class Serving:
         #: Requests of the peer being served, with the cancel scope that cancels
         #: each (None: not started yet, or nothing to cancel).
         self.serving: dict[RequestId, anyio.CancelScope | None] = {}
+        #: Set by a transport while it holds more requests, read and not yet
+        #: served, behind the one being served (a pump serving a read of several):
+        #: a `def` handler should not hold the loop then (`run_sync`).
+        self.more_to_serve = False
         #: While not None, `take` keeps jobs here for the caller to serve.
         self.keep: list[RequestReceived] | None = None
         # Those cancelled before they started are skipped (made on first use).
@@ -182,8 +187,13 @@ class Serving:
 
     def run_sync(self, fn: Callable[[], _T]) -> Coroutine[Any, Any, _T]:
         """Run a `def` handler's body in a worker thread (`transports.threads`); a
-        cancelled request stops waiting, its thread finishes on its own."""
-        return threads.run_sync(fn)
+        cancelled request stops waiting, its thread finishes on its own.
+
+        Alone in flight on its connection (nothing else served, nothing read and
+        waiting), the loop waits for a short job blocked (``brief``): it has
+        nothing else of this connection to do meanwhile."""
+        alone = len(self.serving) <= 1 and not self.more_to_serve
+        return threads.run_sync(fn, brief=alone)
 
     # --- serving ----------------------------------------------------------------------
 

@@ -23,6 +23,18 @@
 #   waiting     the calling task waits on the cheapest thing its loop offers (an
 #               asyncio Future; trio's wait_task_rescheduled), which the inbox
 #               resolves on the loop thread.
+#   briefly     a caller with nothing else in flight (``brief=True``: one request
+#               at a time) first waits for its job blocked, on a lock the worker
+#               releases, for at most `BRIEF_WAIT`: a short handler then costs one
+#               sleep of the loop's thread and no loop wake-up, future or task
+#               switch (the caller's coroutine does not even suspend). Past
+#               `BRIEF_WAIT` the job goes on as any other, and the next
+#               `SLOW_SKIPS` calls of the same function skip the brief wait. So
+#               a handler that blocks delays other requests by `BRIEF_WAIT` at
+#               most, once in `SLOW_SKIPS` calls. `_wait_briefly` is the fast
+#               path, the asynchronous wait its reference (``brief=False``, or
+#               `use_brief_wait(False)`), and the tests hold both to the same
+#               outcomes.
 #   cancelling  a cancelled caller stops waiting at once and its job is abandoned,
 #               as ``abandon_on_cancel=True`` does: a job not yet started never
 #               runs, a running one finishes on its own and its result is dropped
@@ -62,13 +74,16 @@ import anyio.to_thread
 from . import backend
 
 __all__ = [
+    "BRIEF_WAIT",
     "DEFAULT_MAX_THREADS",
     "GRACE",
     "IDLE_SECONDS",
     "KEEP",
+    "SLOW_SKIPS",
     "cancelled",
     "run_sync",
     "set_max_threads",
+    "use_brief_wait",
     "use_pool",
 ]
 
@@ -88,6 +103,17 @@ GRACE: Final = 0.002
 """How long a queued job may wait while every awake worker is busy before the
 watchdog adds a worker (the longest a blocking handler delays another)."""
 
+BRIEF_WAIT: Final = 0.0003
+"""How long a ``brief=True`` caller waits for its job with its thread blocked
+before it waits the asynchronous way (a worker's wake-up takes 20-100 us on a
+loaded 2-CPU machine; benchmarks/README.md, "def handlers, second pass")."""
+
+SLOW_SKIPS: Final = 32
+"""Calls of a function that skip the brief wait after one of its calls outlasted it."""
+
+_MAX_SLOW: Final = 64
+"""Functions remembered as slow per event loop (forgotten all at once past it)."""
+
 _QUEUED: Final = 0
 _RUNNING: Final = 1
 _FINISHED: Final = 2
@@ -96,7 +122,18 @@ _FINISHED: Final = 2
 class _Job:
     """One call: the function and its context, then its outcome."""
 
-    __slots__ = ("abandoned", "context", "error", "fn", "inbox", "result", "state", "waiter")
+    __slots__ = (
+        "abandoned",
+        "context",
+        "error",
+        "fn",
+        "inbox",
+        "result",
+        "state",
+        "submitted",
+        "waiter",
+        "woken",
+    )
 
     def __init__(self, fn: Callable[[], Any], context: contextvars.Context, inbox: _Inbox) -> None:
         self.fn = fn
@@ -108,6 +145,10 @@ class _Job:
         self.error: BaseException | None = None
         #: What the loop side resolves (an asyncio Future, a trio task).
         self.waiter: Any = None
+        #: The lock a caller waiting briefly is blocked on (released when finished).
+        self.woken: threading.Lock | None = None
+        #: Handed to the pool already (by `_wait_briefly`).
+        self.submitted = False
 
 
 class _Worker:
@@ -199,6 +240,8 @@ class _Pool:
         me: _Worker | None = None
         # Loops this worker has results for and has not woken yet.
         owed: set[_Inbox] | None = None
+        # The lock of a caller waiting blocked for the job just finished.
+        woken: threading.Lock | None = None
         lock = self._lock
         while True:
             with lock:
@@ -208,6 +251,12 @@ class _Pool:
                         me = _Worker()
                     self._free -= 1
                     self._sleepers.append(me)
+            if woken is not None:
+                # Released only now, right before this thread sleeps (or runs the
+                # next job): the caller's thread, woken, would otherwise wait for
+                # the GIL this thread still holds, one more sleep and wake-up.
+                woken.release()
+                woken = None
             if job is None:
                 assert me is not None
                 if not self._sleep(me):
@@ -217,7 +266,10 @@ class _Pool:
             inbox = job.inbox
             with lock:
                 job.state = _FINISHED
-                if job.abandoned:
+                woken = job.woken
+                if woken is not None:
+                    pass  # its caller waits, blocked: `woken`, below
+                elif job.abandoned:
                     if self._threads >= self.max_threads:
                         if owed:
                             for other in owed:
@@ -228,10 +280,15 @@ class _Pool:
                     inbox.post(job)
                 self._free += 1
                 more = bool(self._jobs)
-                if more:
+                if more and woken is None:
                     self._unwoken.add(inbox)
                     self._arm_watchdog()  # it wakes loops whose results wait
-            if more:
+            if woken is not None:
+                if not more and owed:
+                    for other in owed:
+                        other.wake()
+                    owed.clear()
+            elif more:
                 # Jobs are waiting: run them before waking the loop, which would
                 # take the GIL from this thread at once (its wake-up is a write,
                 # and so are the answers it sends). One wake-up for the batch.
@@ -363,11 +420,22 @@ class _Inbox:
     often). Every step is a single operation the GIL makes atomic.
     """
 
-    __slots__ = ("_armed", "_done", "anyio_token", "call_soon", "current", "resolve", "wait")
+    __slots__ = (
+        "_armed",
+        "_done",
+        "anyio_token",
+        "call_soon",
+        "current",
+        "resolve",
+        "slow",
+        "wait",
+    )
 
     def __init__(self, link: backend.ThreadLink) -> None:
         self._done: deque[_Job] = deque()
         self._armed = False
+        #: Brief waits still to skip, by function (`_key`).
+        self.slow: dict[int, int] = {}
         self.call_soon, self.current, self.wait, self.resolve = link
         #: anyio's loop token, for `anyio.from_thread` in a worker.
         self.anyio_token = backend.anyio_thread_token(cancelled)
@@ -409,10 +477,17 @@ def _inbox() -> _Inbox | None:
     return inbox
 
 
-async def run_sync(fn: Callable[[], _T]) -> _T:
+async def run_sync(fn: Callable[[], _T], *, brief: bool = False) -> _T:
     """Run ``fn`` in a worker thread and return its result (or raise its
     exception). Cancelled, it stops waiting at once and abandons the job (see the
-    module's notes)."""
+    module's notes).
+
+    Args:
+        fn: the function.
+        brief: the caller has nothing else to do meanwhile (no other request of
+            its connection in flight): wait for a short job with the loop's
+            thread blocked, up to `BRIEF_WAIT`, rather than through the loop.
+    """
     inbox = _inbox() if _use_pool else None
     if inbox is None:
         return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
@@ -420,12 +495,72 @@ async def run_sync(fn: Callable[[], _T]) -> _T:
     if _sniffio_cvar is not None:
         context.run(_sniffio_cvar.set, None)
     job = _Job(fn, context, inbox)
+    if brief and _brief_wait and _may_wait_briefly(inbox, fn) and _wait_briefly(job):
+        error = _error(job)
+        if error is not None:
+            raise error
+        done: _T = job.result
+        return done
     result: _T = await inbox.wait(job)
     return result
 
 
+def _key(fn: Callable[[], Any]) -> int:
+    # What identifies a function across calls: a partial's function, a bound
+    # method's object (a handler is ``partial(info.call, ...)``: its FunctionInfo).
+    target = getattr(fn, "func", fn)
+    return id(getattr(target, "__self__", target))
+
+
+def _may_wait_briefly(inbox: _Inbox, fn: Callable[[], Any]) -> bool:
+    slow = inbox.slow
+    if not slow:
+        return True
+    key = _key(fn)
+    skips = slow.get(key)
+    if skips is None:
+        return True
+    if skips > 1:
+        slow[key] = skips - 1
+    else:
+        del slow[key]
+    return False
+
+
+def _wait_briefly(job: _Job) -> bool:
+    # Submit ``job`` and wait for it with this thread blocked, up to BRIEF_WAIT;
+    # False: not finished, and its result now comes through its inbox. Its
+    # function is slow if the wait ran out, even if it finished just after.
+    woken = job.woken = threading.Lock()
+    woken.acquire()
+    job.submitted = True
+    pool = _pool
+    pool.submit(job)
+    if woken.acquire(True, BRIEF_WAIT):
+        return True
+    with pool._lock:
+        job.woken = None
+        finished = job.state == _FINISHED
+    slow = job.inbox.slow
+    if len(slow) >= _MAX_SLOW:
+        slow.clear()
+    slow[_key(job.fn)] = SLOW_SKIPS
+    return finished
+
+
+_brief_wait = True
+
+
+def use_brief_wait(enabled: bool) -> None:
+    """False: every caller waits the asynchronous way (the reference path of the
+    brief wait; for comparison and tests)."""
+    global _brief_wait
+    _brief_wait = enabled
+
+
 def _submit(job: _Job) -> None:
-    _pool.submit(job)
+    if not job.submitted:
+        _pool.submit(job)
 
 
 def _abandon(job: _Job) -> None:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import contextvars
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import anyio
@@ -196,6 +198,99 @@ async def test_a_burst_behind_a_blocked_job_is_served(anyio_backend: str, pool: 
             assert not opened.is_set()
             opened.set()
     assert sorted(done) == list(range(8))
+
+
+# --- the brief wait (fast path) against the asynchronous wait (its reference) ----------
+
+
+def _outcome_cases(loop_thread: int) -> dict[str, Callable[[], Any]]:
+    def library() -> str:
+        import sniffio
+
+        try:
+            return sniffio.current_async_library()
+        except sniffio.AsyncLibraryNotFoundError:
+            return "none"
+
+    def back_to_the_loop() -> bool:
+        # Needs the loop while its thread may be blocked in the brief wait.
+        return anyio.from_thread.run_sync(threading.get_ident) == loop_thread
+
+    def slow() -> str:
+        time.sleep(threads.BRIEF_WAIT * 3)  # outlasts the brief wait: handed over
+        return "slow"
+
+    def stop() -> None:
+        raise StopIteration
+
+    def fail() -> None:
+        raise KeyError("nope")
+
+    return {
+        "value": lambda: 42,
+        "contextvar": _where.get,
+        "library": library,
+        "cancelled": threads.cancelled,
+        "elsewhere": lambda: threading.get_ident() != loop_thread,
+        "back": back_to_the_loop,
+        "slow": slow,
+        "stop": stop,
+        "fail": fail,
+    }
+
+
+async def _outcome(fn: Callable[[], Any], brief: bool) -> tuple[str, Any]:
+    try:
+        return "value", await threads.run_sync(fn, brief=brief)
+    except Exception as exc:
+        return type(exc).__name__, str(exc)
+
+
+async def test_the_brief_wait_gives_what_the_asynchronous_wait_gives(
+    anyio_backend: str, pool: str
+) -> None:
+    _where.set("caller")
+    cases = _outcome_cases(threading.get_ident())
+    with anyio.fail_after(LIMIT):
+        for name, fn in cases.items():
+            for _ in range(2):  # the second call of "slow" skips the brief wait
+                reference = await _outcome(fn, brief=False)
+                fast = await _outcome(fn, brief=True)
+                assert fast == reference, name
+    assert [await _outcome(cases[name], brief=False) for name in ("value", "fail")] == [
+        ("value", 42),
+        ("KeyError", "'nope'"),
+    ]
+
+
+async def test_a_function_that_outlasts_the_brief_wait_skips_it_for_a_while(
+    anyio_backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(backend, "native", True)  # the pool, whatever the environment
+    entered, gate = threading.Event(), threading.Event()
+
+    def slow() -> bool:
+        entered.set()
+        return gate.wait(LIMIT)  # cannot finish within the brief wait: the gate is shut
+
+    with anyio.fail_after(LIMIT):
+        inbox = threads._inbox()
+        assert inbox is not None
+        inbox.slow.clear()
+        key = threads._key(slow)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(partial(threads.run_sync, slow, brief=True))
+            # The loop's thread is blocked in the other task's brief wait from
+            # before ``slow`` starts until that wait runs out: this task is woken
+            # by the loop only after.
+            await anyio.to_thread.run_sync(entered.wait, LIMIT)
+            assert inbox.slow == {key: threads.SLOW_SKIPS}
+            gate.set()
+        assert await threads.run_sync(slow, brief=True)  # skips the brief wait
+        assert inbox.slow == {key: threads.SLOW_SKIPS - 1}
+        # Another function still waits briefly.
+        assert await threads.run_sync(lambda: 1, brief=True) == 1
+        assert key in inbox.slow
 
 
 # --- the pool without an event loop: an inbox that hands results to a queue -------------
