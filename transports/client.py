@@ -24,6 +24,7 @@ import inspect
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
@@ -92,6 +93,7 @@ from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
 from .client_tasks import TaskHandle
 from .driver import DEFAULT_MAX_CONCURRENCY, ConnectionClosed, Driver, ProgressCallback, _now
+from .telemetry import hooks
 
 if TYPE_CHECKING:
     from .http.oauth import OAuth
@@ -256,6 +258,9 @@ class Client:
             await stack.enter_async_context(self._connector(driver))
             stack.callback(driver.close, "the client was closed")
             await self._open(driver)
+            observer = hooks.client
+            if observer is not None:
+                stack.callback(observer.session_started(self), None)
         except BaseException:
             await _unwind(stack)
             raise
@@ -391,12 +396,28 @@ class Client:
             TimeoutError: no answer in time.
             ConnectionClosed: the connection ended first.
         """
+        observer = hooks.client
+        if observer is not None:
+            send = partial(self._request, method, timeout=timeout, on_progress=on_progress)
+            return await observer.request(self, method, params, send)
+        return await self._request(method, params, timeout=timeout, on_progress=on_progress)
+
+    async def _request(
+        self,
+        method: str,
+        params: Any,
+        *,
+        timeout: float | None,
+        on_progress: ProgressCallback | None,
+        sent: Callable[[RequestId], None] | None = None,
+    ) -> Any:
         try:
             return await self.driver.request(
                 method,
                 params,
                 timeout=self.timeout if timeout is None else timeout,
                 on_progress=on_progress,
+                sent=sent,
             )
         except McpError as exc:
             # -32042 (2025-11-25): a distinct error, with the elicitations to show.

@@ -41,6 +41,7 @@ from mcp_core.wire import DEFAULT_LIMITS, Message, RequestId
 from .audience import Audience, join
 from .driver import ConnectionClosed, Sink
 from .server_connection import RequestPeer
+from .telemetry import hooks
 from .workers import failure_answer
 
 __all__ = ["OneRequest"]
@@ -64,6 +65,11 @@ class OneRequest:
     """
 
     __slots__ = ("_audience", "_sink", "background", "closed", "principal", "server", "session")
+
+    #: What telemetry records (see `ServerConnection.session_id`): a request
+    #: served on its own has no session; it came over HTTP.
+    session_id: str | None = None
+    network_transport: str | None = "tcp"
 
     def __init__(
         self,
@@ -134,8 +140,13 @@ class OneRequest:
             now=time.time(),
             principal=self.principal,
         )
+        observer = hooks.server
         try:
-            result = server.wire_form(await server.dispatch(event, ctx))
+            if observer is None:
+                result = server.wire_form(await server.dispatch(event, ctx))
+            else:
+                call = server.dispatch(event, ctx)
+                result = server.wire_form(await observer.serve(event, call, self))
         except Exception as exc:
             self._answer(request_id, *failure_answer(session, request_id, exc))
         else:

@@ -62,6 +62,7 @@ import anyio.to_thread
 from . import backend
 
 __all__ = [
+    "queued",
     "DEFAULT_MAX_THREADS",
     "GRACE",
     "IDLE_SECONDS",
@@ -339,6 +340,12 @@ def set_max_threads(count: int) -> None:
     if count < 1:
         raise ValueError("at least one thread")
     _pool.max_threads = count
+
+
+def queued() -> int:
+    """Jobs handed to the worker threads and not yet taken by one (a gauge of
+    telemetry: the thread hand-off queue)."""
+    return len(_pool._jobs)
 
 
 _use_pool = True

@@ -266,7 +266,7 @@ class HttpService:
         principal: str | None,
         revisions: tuple[str, ...] | None = None,
     ) -> ServerConnection:
-        return ServerConnection(
+        connection = ServerConnection(
             self.server,
             task_group,
             revisions=revisions or self.revisions,
@@ -274,11 +274,14 @@ class HttpService:
             limits=self.limits,
             max_concurrency=self.max_concurrency,
         )
+        connection.network_transport = "tcp"
+        return connection
 
     def _legacy_session(self, session_id: str, principal: str | None) -> ServerConnection:
         # The protocol side of a legacy session minted (or adopted) by the endpoint.
         assert self._tg is not None, "handle() is called while running()"
         connection = self._connection(self._tg, principal)
+        connection.session_id = session_id
         self.sessions[session_id] = LegacySession(session_id, connection, self.endpoint)
         self.endpoint.bind(session_id, connection.session)
         http = self.endpoint.sessions[session_id]
