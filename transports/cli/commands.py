@@ -51,6 +51,7 @@ from mcp_core.session import LOG_LEVELS
 from ..backend import available
 from .logs import add_log_arguments, configure_logging
 from .serve_auth import add_auth_arguments, bearer_auth
+from .telemetry import add_telemetry_arguments, telemetry
 
 if TYPE_CHECKING:
     from mcp_core import Server
@@ -261,6 +262,7 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
     )
     add_auth_arguments(parser)
     add_log_arguments(parser)
+    add_telemetry_arguments(parser)
     _add_verbose(parser, "if the target fails to load, show the traceback")
 
 
@@ -303,7 +305,8 @@ def _run_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
             flush=True,
         )
-    run_stdio(target.server, backend=args.backend)
+    with telemetry(args, target.server.info.name):
+        run_stdio(target.server, backend=args.backend)
     return 0
 
 
@@ -333,9 +336,9 @@ def _serve_http(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers > 1:
         from .workers import run_workers, without
 
-        arguments = without(args.arguments, "--workers", "--port", "--restart-delay")
+        arguments = without(args.arguments, "--workers", "--port", "--restart-delay", "--metrics")
         delay = 1.0 if args.restart_delay is None else args.restart_delay
-        return run_workers(arguments, args.workers, port, restart_delay=delay)
+        return run_workers(arguments, args.workers, port, restart_delay=delay, metrics=args.metrics)
     status, target = _load(args.target, args.verbose)
     if target is None:
         return status
@@ -343,9 +346,14 @@ def _serve_http(args: argparse.Namespace) -> int:
         shared = _share(target.server, args.redis)
         if shared:
             return shared
+    with telemetry(args, target.server.info.name):
+        return _run_http(args, target.server, port, path)
+
+
+def _run_http(args: argparse.Namespace, server: Server, port: int, path: str) -> int:
     from ..http.server import UnsafeBindError, run_http
 
-    name = target.server.info.name
+    name = server.info.name
     options: dict[str, object] = {}
     if args.any_host and args.allowed_host:
         _error("--any-host and --allowed-host exclude each other")
@@ -386,7 +394,7 @@ def _serve_http(args: argparse.Namespace) -> int:
 
     try:
         stopped_by = run_http(
-            target.server,
+            server,
             backend=args.backend,
             host=args.host or "127.0.0.1",
             port=port,
@@ -617,13 +625,15 @@ def _configure_gateway(parser: argparse.ArgumentParser) -> None:
     )
     add_auth_arguments(parser)
     add_log_arguments(parser)
+    add_telemetry_arguments(parser)
 
 
 def _run_gateway(args: argparse.Namespace) -> int:
     configure_logging(args)
     from .many import run_gateway
 
-    return run_gateway(args)
+    with telemetry(args, "mcp-core-gateway"):
+        return run_gateway(args)
 
 
 def _configure_read(parser: argparse.ArgumentParser) -> None:
