@@ -77,6 +77,7 @@ from ..backend import loop_clock
 from ..driver import DEFAULT_MAX_CONCURRENCY
 from ..one_request import OneRequest
 from ..server_connection import ServerConnection
+from ..telemetry import SESSIONS_ENDED, SSE_STREAMS, hooks
 from .admission import Admitted, Authenticate
 from .answers import Answers
 from .health import Health
@@ -210,7 +211,7 @@ class HttpService:
         while True:
             await anyio.sleep(self.timeouts.session_sweep)
             for session_id in self.endpoint.expire(self.now()):
-                self._end(session_id)
+                self._end(session_id, "expired")
 
     def end_streams(self, *, in_flight: bool) -> None:
         """End SSE streams cleanly, for a server that shuts down: each GET stream
@@ -251,14 +252,18 @@ class HttpService:
         # Another worker ended the session (DELETE): so does this one.
         if session_id in self.sessions:
             self.endpoint.end_session(session_id)
-            self._end(session_id)
+            self._end(session_id, "deleted")
 
-    def _end(self, session_id: str) -> None:
+    def _end(self, session_id: str, reason: str = "closed") -> None:
+        # reason, for telemetry: deleted, expired, evicted or closed (the rest).
         if self.shared is not None:
             self.shared.forget(session_id)
         session = self.sessions.pop(session_id, None) or self.sse_sessions.pop(session_id, None)
         if session is not None:
             session.close()
+            meters = hooks.meters
+            if meters is not None:
+                meters.add(SESSIONS_ENDED, 1, {"reason": reason})
 
     def _connection(
         self,
@@ -362,7 +367,7 @@ class HttpService:
             await self.shipper.prefetch(self.endpoint, head)
         decision = self.endpoint.receive(head, body, now, principal, checked=checked, scopes=scopes)
         for session_id in self.endpoint.take_evicted():
-            self._end(session_id)
+            self._end(session_id, "evicted")
         if isinstance(decision, Reply):
             await out.reply(decision)
         elif isinstance(decision, Dispatch):
@@ -378,7 +383,7 @@ class HttpService:
             await out.reply(decision.reply)
         else:
             assert isinstance(decision, EndSession) and decision.reply is not None
-            self._end(decision.session_id)
+            self._end(decision.session_id, "deleted")
             if self.shared is not None:
                 await self.shared.ended(decision.session_id, principal)
             if self.relay is not None:
@@ -518,11 +523,13 @@ class HttpService:
         self.sse_sessions[decision.session_id] = session
         self.endpoint.bind_sse(decision.session_id, connection.session)
         stream = session.stream
+        _count_stream(1, "http+sse")
         try:
             await out.watched(
                 lambda: self.answers.write_sse(out, stream, decision.headers, decision.first)
             )
         finally:
+            _count_stream(-1, "http+sse")
             self.endpoint.end_session(decision.session_id)
             self._end(decision.session_id)
 
@@ -531,6 +538,7 @@ class HttpService:
         stream = session.streams.get(decision.stream_id) if session is not None else None
         now = self.now()
         self.endpoint.attach(decision.session_id, decision.stream_id, now)
+        _count_stream(1, "get")
         try:
             if stream is None and self.shipper is not None:
                 # Not live here: perhaps another worker's, to be followed.
@@ -541,6 +549,7 @@ class HttpService:
                     return
             await self.answers.stream_events(out, stream, decision)
         finally:
+            _count_stream(-1, "get")
             if stream is not None:
                 stream.detach(out)
             self.endpoint.detach(decision.session_id, decision.stream_id, self.now())
@@ -551,3 +560,10 @@ class HttpService:
         out.watch()
         await follower.follow(self.endpoint, out.send, self.timeouts.sse_ping)
         await out.end()
+
+
+def _count_stream(change: int, kind: str) -> None:
+    # Telemetry's count of open SSE streams: GET streams and HTTP+SSE sessions.
+    meters = hooks.meters
+    if meters is not None:
+        meters.add(SSE_STREAMS, change, {"stream": kind})

@@ -18,7 +18,12 @@ from .. import telemetry as names
 __all__ = ["INSTRUMENTS", "OwnMeters"]
 
 INSTRUMENTS: Final = {
-    names.SSE_STREAMS: ("up_down", "{stream}", "SSE streams open (GET streams and answers)."),
+    names.SSE_STREAMS: (
+        "up_down",
+        "{stream}",
+        "SSE streams open, by stream: get (a session's GET stream), http+sse (a "
+        "2024-11-05 HTTP+SSE session).",
+    ),
     names.SESSIONS_ENDED: (
         "counter",
         "{session}",

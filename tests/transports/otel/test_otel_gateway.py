@@ -46,8 +46,10 @@ async def test_one_trace_through_the_gateway_over_http(era: str, upstream_era: s
                     url = f"http://127.0.0.1:{gateway_port}/mcp"
                     async with Client(http_connector(url), revisions=(era,)) as client:
                         result = await client.call_tool("weather.forecast", {"city": "Oslo"})
+                links = record.metrics()["mcp_core.manager.links"]
         assert result.content[0].text == "sun in Oslo"  # type: ignore[union-attr]
         spans = record.spans()
+    assert [(p.attributes["state"], p.value) for p in links] == [("connected", 1)]
     (work,) = record.named("forecast work")
     upstream_server = parent_of(work, spans)
     assert (upstream_server.name, upstream_server.kind.name) == ("tools/call forecast", "SERVER")

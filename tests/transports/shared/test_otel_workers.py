@@ -65,6 +65,7 @@ async def test_a_session_called_on_another_worker_is_one_trace(
                         mcp_protocol_version="2025-11-25",
                     )
                     reply = await reply_of(second)
+            round_trips = record.metrics()["mcp_core.redis.round_trips"]
         assert reply["result"]["content"][0]["text"] == "b"
         spans = record.spans()
     (served,) = [s for s in record.named("tools/call where") if s.kind.name == "SERVER"]
@@ -77,3 +78,5 @@ async def test_a_session_called_on_another_worker_is_one_trace(
     assert attributes["mcp.session.id"] == session_id
     assert attributes["jsonrpc.request.id"] == "7"
     assert attributes["mcp.protocol.version"] == "2025-11-25"
+    assert sum(p.value for p in round_trips if p.attributes["outcome"] == "ok") > 0
+    assert all(p.value == 0 for p in round_trips if p.attributes["outcome"] == "failed")
