@@ -396,29 +396,16 @@ class Client:
             TimeoutError: no answer in time.
             ConnectionClosed: the connection ended first.
         """
+        if timeout is None:
+            timeout = self.timeout
         observer = hooks.client
-        if observer is not None:
-            send = partial(self._request, method, timeout=timeout, on_progress=on_progress)
-            return await observer.request(self, method, params, send)
-        return await self._request(method, params, timeout=timeout, on_progress=on_progress)
-
-    async def _request(
-        self,
-        method: str,
-        params: Any,
-        *,
-        timeout: float | None,
-        on_progress: ProgressCallback | None,
-        sent: Callable[[RequestId], None] | None = None,
-    ) -> Any:
         try:
-            return await self.driver.request(
-                method,
-                params,
-                timeout=self.timeout if timeout is None else timeout,
-                on_progress=on_progress,
-                sent=sent,
-            )
+            if observer is None:
+                return await self.driver.request(
+                    method, params, timeout=timeout, on_progress=on_progress
+                )
+            send = partial(self.driver.request, method, timeout=timeout, on_progress=on_progress)
+            return await observer.request(self, method, params, send)
         except McpError as exc:
             # -32042 (2025-11-25): a distinct error, with the elicitations to show.
             required = self._callbacks.url_required(exc)
