@@ -144,3 +144,48 @@ def test_a_wrong_exporter_is_refused(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert b"OTEL_TRACES_EXPORTER='zipkin': expected one of otlp, console, none" in done.stderr
+
+
+TRACE_ID: Final = "4bf92f3577b34da6a3ce929d0e0e4736"
+PARENT_ID: Final = "00f067aa0ba902b7"
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_stdio_takes_the_trace_context_from_meta(tmp_path: Path, backend: str) -> None:
+    # Bytes in on stdin: a 2025-11-25 handshake, then a call whose _meta carries a
+    # W3C traceparent (the conventions' example); the answer on stdout, the
+    # server span on stderr, a child of that parent, on the "pipe" transport.
+    path = tmp_path / "app.py"
+    path.write_text(textwrap.dedent(APP))
+    call = (
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hello",'
+        f'"arguments":{{"name":"{SECRET}"}},"_meta":{{"traceparent":'
+        f'"00-{TRACE_ID}-{PARENT_ID}-01"}}}}}}'
+    )
+    handshake = (
+        '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":'
+        '"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "transports", "serve", str(path), "--otel", "--backend", backend],
+        input=(handshake + call + "\n").encode(),
+        env={
+            **os.environ,
+            "PYTHONPATH": str(paths.ROOT),
+            "OTEL_TRACES_EXPORTER": "console",
+            "OTEL_METRICS_EXPORTER": "none",
+        },
+        capture_output=True,
+        timeout=TIMEOUT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [line for line in done.stdout.decode().splitlines() if '"id":1' in line]
+    assert len(answers) == 1 and f"hi {SECRET}" in answers[0]
+    err = done.stderr.decode()
+    span = err[err.index('"name": "tools/call hello"') :]
+    assert f'"trace_id": "0x{TRACE_ID}"' in span
+    assert f'"parent_id": "0x{PARENT_ID}"' in span
+    assert '"kind": "SpanKind.SERVER"' in span
+    assert '"network.transport": "pipe"' in span
+    assert SECRET not in err
