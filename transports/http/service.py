@@ -519,6 +519,7 @@ class HttpService:
         assert self._tg is not None, "handle() is called while running()"
         legacy = tuple(r for r in self.revisions if r in LEGACY_REVISIONS)
         connection = self._connection(self._tg, decision.principal, legacy)
+        connection.session_id = decision.session_id
         session = LegacySseConnection(decision.session_id, connection)
         self.sse_sessions[decision.session_id] = session
         self.endpoint.bind_sse(decision.session_id, connection.session)
