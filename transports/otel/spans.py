@@ -210,11 +210,12 @@ class ServerSpans(_Spans):
 
     def session_started(self, where: Served) -> Callable[[str | None], None]:
         started = _clock()
-        self._open.add(1, _transport(where))
+        # No attributes: the transport names itself only after the session began.
+        self._open.add(1)
 
         def ended(error: str | None) -> None:
+            self._open.add(-1)
             attributes = _transport(where)
-            self._open.add(-1, attributes)
             revision = getattr(getattr(where, "session", None), "revision", None)
             if revision:
                 attributes[PROTOCOL_VERSION] = revision

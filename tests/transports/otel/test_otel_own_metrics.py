@@ -42,8 +42,9 @@ async def test_a_session_and_its_get_stream_counted_then_deleted() -> None:
                 await stream.events()  # the stream ends with its session
             metrics = record.metrics()
     assert total(metrics["mcp_core.server.sessions.ended"], reason="deleted") == 1
-    assert total(metrics["mcp_core.server.sessions"]) == 0
-    assert total(metrics["mcp_core.http.sse.streams"]) == 0
+    (sessions,) = metrics["mcp_core.server.sessions"]  # one series, back to 0
+    assert sessions.value == 0
+    assert [p.value for p in metrics["mcp_core.http.sse.streams"]] == [0]
     (queued,) = metrics["mcp_core.threads.queued"]
     assert queued.value == 0
     durations = metrics["mcp.server.session.duration"]
