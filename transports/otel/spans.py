@@ -201,12 +201,12 @@ class ServerSpans(_Spans):
         metric = _metric_attributes(attributes)
         if where.network_transport is not None:
             metric[NETWORK_TRANSPORT] = where.network_transport
-        active = metric.copy()
-        self._active.add(1, active)
+        # In flight: one series (labels would double the cost of a request's metrics).
+        self._active.add(1)
         try:
             return await _observed(span, metric, token, self._operations, call, server=True)
         finally:
-            self._active.add(-1, active)
+            self._active.add(-1)
 
     def session_started(self, where: Served) -> Callable[[str | None], None]:
         started = _clock()
