@@ -346,14 +346,9 @@ def _serve_http(args: argparse.Namespace) -> int:
         shared = _share(target.server, args.redis)
         if shared:
             return shared
-    with telemetry(args, target.server.info.name):
-        return _run_http(args, target.server, port, path)
-
-
-def _run_http(args: argparse.Namespace, server: Server, port: int, path: str) -> int:
     from ..http.server import UnsafeBindError, run_http
 
-    name = server.info.name
+    name = target.server.info.name
     options: dict[str, object] = {}
     if args.any_host and args.allowed_host:
         _error("--any-host and --allowed-host exclude each other")
@@ -393,15 +388,16 @@ def _run_http(args: argparse.Namespace, server: Server, port: int, path: str) ->
         print(f"mcp-core: serving {name} on {url}", file=sys.stderr, flush=True)
 
     try:
-        stopped_by = run_http(
-            server,
-            backend=args.backend,
-            host=args.host or "127.0.0.1",
-            port=port,
-            path=path,
-            on_listening=listening,
-            **options,
-        )
+        with telemetry(args, name):
+            stopped_by = run_http(
+                target.server,
+                backend=args.backend,
+                host=args.host or "127.0.0.1",
+                port=port,
+                path=path,
+                on_listening=listening,
+                **options,
+            )
     except UnsafeBindError as exc:
         _error(str(exc))
         return 2
