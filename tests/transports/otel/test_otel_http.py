@@ -1,6 +1,7 @@
 """Over HTTP, every way a client reaches the h11 server (streamable HTTP of each
 era, and the HTTP+SSE transport of 2024-11-05), a call is one trace of a client
-span and its server span, with the conventions' attributes. asyncio and trio."""
+span and its server span, with the conventions' attributes. asyncio and trio; the
+ASGI app under uvicorn (asyncio) makes the same spans."""
 
 from __future__ import annotations
 
@@ -47,3 +48,32 @@ async def test_a_call_over_http_is_one_trace(way: str) -> None:
     assert attributes["mcp.protocol.version"] == revisions[-1]
     assert ("mcp.session.id" in attributes) == (revisions[-1] != "2026-07-28")
     assert "private words" not in repr(attributes)
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_asgi_app_under_uvicorn_makes_the_same_spans(anyio_backend: str) -> None:
+    from asgi_helpers import starlette_app, uvicorn_serving
+
+    from transports.http.asgi import asgi_app
+
+    server = Server("asgi", "1.0")
+
+    @server.tool
+    async def echo(text: str) -> str:
+        return text
+
+    with recorded() as record, anyio.fail_after(30):
+        async with uvicorn_serving(starlette_app(asgi_app(server))) as port:
+            url = f"http://127.0.0.1:{port}/api/mcp"
+            for revisions in (("2026-07-28",), ("2025-11-25",)):
+                async with Client(http_connector(url), revisions=revisions) as client:
+                    await client.call_tool("echo", {"text": "x"})
+        spans = record.spans()
+    served = [s for s in record.named("tools/call echo") if s.kind.name == "SERVER"]
+    assert [s.attributes["mcp.protocol.version"] for s in served] == [  # type: ignore[index]
+        "2026-07-28",
+        "2025-11-25",
+    ]
+    for span in served:
+        assert parent_of(span, spans).kind.name == "CLIENT"
+        assert span.attributes["network.transport"] == "tcp"  # type: ignore[index]
