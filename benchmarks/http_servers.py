@@ -50,7 +50,9 @@ def _ours(port: int, backend: str, answers: str) -> None:
     from transports.http.server import run_http
 
     from .echo_servers import ours
+    from .otel_on import maybe_instrument
 
+    maybe_instrument()
     config = HttpServerConfig(
         max_sessions=MAX_SESSIONS,
         session_idle_timeout=IDLE_SECONDS,

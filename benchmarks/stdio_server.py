@@ -32,6 +32,9 @@ __all__ = ["main"]
 def _ours(backend: str) -> None:
     from transports.stdio import run_stdio
 
+    from .otel_on import maybe_instrument
+
+    maybe_instrument()
     run_stdio(ours(), backend=backend)
 
 

@@ -24,6 +24,7 @@ import inspect
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
@@ -97,6 +98,7 @@ from mcp_core.wire import DEFAULT_LIMITS, RequestId
 from .client_skills import Skills
 from .client_tasks import TaskHandle
 from .driver import DEFAULT_MAX_CONCURRENCY, ConnectionClosed, Driver, ProgressCallback, _now
+from .telemetry import hooks
 
 if TYPE_CHECKING:
     from .http.oauth import OAuth
@@ -287,6 +289,9 @@ class Client:
             await stack.enter_async_context(self._connector(driver))
             stack.callback(driver.close, "the client was closed")
             await self._open(driver)
+            observer = hooks.client
+            if observer is not None:
+                stack.callback(observer.session_started(self), None)
         except BaseException:
             await _unwind(stack)
             raise
@@ -422,13 +427,16 @@ class Client:
             TimeoutError: no answer in time.
             ConnectionClosed: the connection ended first.
         """
+        if timeout is None:
+            timeout = self.timeout
+        observer = hooks.client
         try:
-            return await self.driver.request(
-                method,
-                params,
-                timeout=self.timeout if timeout is None else timeout,
-                on_progress=on_progress,
-            )
+            if observer is None:
+                return await self.driver.request(
+                    method, params, timeout=timeout, on_progress=on_progress
+                )
+            send = partial(self.driver.request, method, timeout=timeout, on_progress=on_progress)
+            return await observer.request(self, method, params, send)
         except McpError as exc:
             # -32042 (2025-11-25): a distinct error, with the elicitations to show.
             required = self._callbacks.url_required(exc)

@@ -42,6 +42,7 @@ from .audience import Audience, join
 from .driver import ConnectionClosed, Sink
 from .server_connection import RequestPeer
 from .serving import Serving
+from .telemetry import hooks
 
 __all__ = ["OneRequest"]
 
@@ -73,6 +74,11 @@ class OneRequest:
         "serving",
         "session",
     )
+
+    #: What telemetry records (see `ServerConnection.session_id`): a request
+    #: served on its own has no session; it came over HTTP.
+    session_id: str | None = None
+    network_transport: str | None = "tcp"
 
     def __init__(
         self,
@@ -135,7 +141,11 @@ class OneRequest:
             principal=self.principal,
         )
         server = self.server
-        return server.wire_form(await server.dispatch(event, ctx))
+        observer = hooks.server
+        if observer is None:
+            return server.wire_form(await server.dispatch(event, ctx))
+        call = server.dispatch(event, ctx)
+        return server.wire_form(await observer.serve(event, call, self))
 
     async def request(self, method: str, params: Any, *, related: RequestId | None = None) -> Any:
         """A server-to-client request: there is none in 2026-07-28 (the session

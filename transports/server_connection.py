@@ -39,6 +39,7 @@ from .audience import Audience, join
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
 from .pump import DEFAULT_MAX_OUTBOX_BYTES, pump
 from .serving import Serving
+from .telemetry import hooks
 
 __all__ = ["ServerConnection", "serve_stream"]
 
@@ -175,6 +176,12 @@ class ServerConnection:
             the start; False leaves that to a later `watch`.
     """
 
+    #: What telemetry records of this connection (`transports.telemetry`): the
+    #: transport's session id (HTTP's ``Mcp-Session-Id``), and ``network.transport``
+    #: of the conventions ("pipe" for stdio, "tcp" for HTTP), set by the transport.
+    session_id: str | None = None
+    network_transport: str | None = None
+
     def __init__(
         self,
         server: Server,
@@ -206,6 +213,8 @@ class ServerConnection:
         # Registry changes and task notifications: one watcher for all the
         # connections of this application (see audience.py), joined by `watch`.
         self._audience: Audience | None = None
+        observer = hooks.server
+        self._ended = None if observer is None else observer.session_started(self)
         if watching:
             self.watch()
 
@@ -228,7 +237,11 @@ class ServerConnection:
             now=time.time(),
             principal=self.principal,
         )
-        result = await self.server.dispatch(event, ctx)
+        observer = hooks.server
+        if observer is None:
+            result = await self.server.dispatch(event, ctx)
+        else:
+            result = await observer.serve(event, self.server.dispatch(event, ctx), self)
         return result if self._objects else self.server.wire_form(result)
 
     def _on_event(self, event: Event) -> None:
@@ -253,6 +266,9 @@ class ServerConnection:
         """Stop serving: cancel handlers, stop watching the registry."""
         if self._audience is not None:
             self._audience.discard(self)
+        ended, self._ended = self._ended, None
+        if ended is not None:
+            ended(None)
         self.driver.close("the server closed the connection")
 
 
@@ -265,6 +281,7 @@ async def serve_stream(
     limits: Limits = DEFAULT_LIMITS,
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
     max_outbox_bytes: int = DEFAULT_MAX_OUTBOX_BYTES,
+    network_transport: str | None = None,
 ) -> None:
     """Serve ``server`` on one message stream until the client goes away.
 
@@ -278,11 +295,13 @@ async def serve_stream(
         max_concurrency: requests served at once.
         max_outbox_bytes: bytes of answers held unwritten past which the client
             is not read until it takes some (see `transports.pump.pump`).
+        network_transport: what telemetry calls the stream ("pipe" for stdio).
     """
     async with server.running(), anyio.create_task_group() as tg:
         connection = ServerConnection(
             server, tg, revisions=revisions, limits=limits, max_concurrency=max_concurrency
         )
+        connection.network_transport = network_transport
         try:
             await pump(
                 connection.driver, stream, objects=objects, max_outbox_bytes=max_outbox_bytes

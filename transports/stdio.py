@@ -67,6 +67,7 @@ async def serve_stdio(
             limits=limits,
             max_concurrency=max_concurrency,
             max_outbox_bytes=max_outbox_bytes,
+            network_transport="pipe",
         )
 
 

@@ -75,6 +75,7 @@ from . import backend
 
 __all__ = [
     "BRIEF_WAIT",
+    "queued",
     "DEFAULT_MAX_THREADS",
     "GRACE",
     "IDLE_SECONDS",
@@ -396,6 +397,12 @@ def set_max_threads(count: int) -> None:
     if count < 1:
         raise ValueError("at least one thread")
     _pool.max_threads = count
+
+
+def queued() -> int:
+    """Jobs handed to the worker threads and not yet taken by one (a gauge of
+    telemetry: the thread hand-off queue)."""
+    return len(_pool._jobs)
 
 
 _use_pool = True

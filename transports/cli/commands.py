@@ -53,6 +53,7 @@ from mcp_core.session import LOG_LEVELS
 from ..backend import available
 from .logs import add_log_arguments, configure_logging
 from .serve_auth import add_auth_arguments, bearer_auth
+from .telemetry import add_telemetry_arguments, telemetry
 
 if TYPE_CHECKING:
     from mcp_core import Server
@@ -269,6 +270,7 @@ def _configure_serve(parser: argparse.ArgumentParser) -> None:
     )
     add_auth_arguments(parser)
     add_log_arguments(parser)
+    add_telemetry_arguments(parser)
     _add_verbose(parser, "if the target fails to load, show the traceback")
 
 
@@ -311,7 +313,8 @@ def _run_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
             flush=True,
         )
-    run_stdio(target.server, backend=args.backend)
+    with telemetry(args, target.server.info.name):
+        run_stdio(target.server, backend=args.backend)
     return 0
 
 
@@ -341,9 +344,9 @@ def _serve_http(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers > 1:
         from .workers import run_workers, without
 
-        arguments = without(args.arguments, "--workers", "--port", "--restart-delay")
+        arguments = without(args.arguments, "--workers", "--port", "--restart-delay", "--metrics")
         delay = 1.0 if args.restart_delay is None else args.restart_delay
-        return run_workers(arguments, args.workers, port, restart_delay=delay)
+        return run_workers(arguments, args.workers, port, restart_delay=delay, metrics=args.metrics)
     status, target = _load(args.target, args.verbose)
     if target is None:
         return status
@@ -394,15 +397,16 @@ def _serve_http(args: argparse.Namespace) -> int:
         print(f"mcp-core: serving {name} on {url}", file=sys.stderr, flush=True)
 
     try:
-        stopped_by = run_http(
-            target.server,
-            backend=args.backend,
-            host=args.host or "127.0.0.1",
-            port=port,
-            path=path,
-            on_listening=listening,
-            **options,
-        )
+        with telemetry(args, name):
+            stopped_by = run_http(
+                target.server,
+                backend=args.backend,
+                host=args.host or "127.0.0.1",
+                port=port,
+                path=path,
+                on_listening=listening,
+                **options,
+            )
     except UnsafeBindError as exc:
         _error(str(exc))
         return 2
@@ -626,13 +630,15 @@ def _configure_gateway(parser: argparse.ArgumentParser) -> None:
     )
     add_auth_arguments(parser)
     add_log_arguments(parser)
+    add_telemetry_arguments(parser)
 
 
 def _run_gateway(args: argparse.Namespace) -> int:
     configure_logging(args)
     from .many import run_gateway
 
-    return run_gateway(args)
+    with telemetry(args, "mcp-core-gateway"):
+        return run_gateway(args)
 
 
 def _configure_read(parser: argparse.ArgumentParser) -> None:

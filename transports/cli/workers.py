@@ -78,7 +78,12 @@ def _say(text: str) -> None:
 
 
 def run_workers(
-    arguments: list[str], workers: int, port: int, *, restart_delay: float = 1.0
+    arguments: list[str],
+    workers: int,
+    port: int,
+    *,
+    restart_delay: float = 1.0,
+    metrics: tuple[str, int] | None = None,
 ) -> int:
     """Run ``workers`` copies of ``mcp-core serve`` with ``arguments`` (without
     ``--workers`` and ``--port``), on ``port`` and the next ones, restarting
@@ -86,6 +91,8 @@ def run_workers(
 
     Args:
         restart_delay: seconds before the first restart (the backoff's start).
+        metrics: (host, port) of ``--metrics`` (not in ``arguments``): worker n
+            serves its scrape on port + n.
 
     Returns:
         0 when every worker stopped cleanly on the signal, else the first
@@ -98,7 +105,10 @@ def run_workers(
         _Worker(
             n + 1,
             port + n,
-            [sys.executable, "-m", "transports", *arguments, "--port", str(port + n)],
+            [
+                *(sys.executable, "-m", "transports", *arguments, "--port", str(port + n)),
+                *(() if metrics is None else ("--metrics", f"{metrics[0]}:{metrics[1] + n}")),
+            ],
             Restarts(backoff, random=random.random),
         )
         for n in range(workers)

@@ -78,6 +78,7 @@ from ..backend import loop_clock
 from ..driver import DEFAULT_MAX_CONCURRENCY
 from ..one_request import OneRequest
 from ..server_connection import ServerConnection
+from ..telemetry import SESSIONS_ENDED, SSE_STREAMS, hooks
 from .admission import Admitted, Authenticate
 from .answers import Answers
 from .health import Health
@@ -211,7 +212,7 @@ class HttpService:
         while True:
             await anyio.sleep(self.timeouts.session_sweep)
             for session_id in self.endpoint.expire(self.now()):
-                self._end(session_id)
+                self._end(session_id, "expired")
 
     def end_streams(self, *, in_flight: bool) -> None:
         """End SSE streams cleanly, for a server that shuts down: each GET stream
@@ -252,14 +253,18 @@ class HttpService:
         # Another worker ended the session (DELETE): so does this one.
         if session_id in self.sessions:
             self.endpoint.end_session(session_id)
-            self._end(session_id)
+            self._end(session_id, "deleted")
 
-    def _end(self, session_id: str) -> None:
+    def _end(self, session_id: str, reason: str = "closed") -> None:
+        # reason, for telemetry: deleted, expired, evicted or closed (the rest).
         if self.shared is not None:
             self.shared.forget(session_id)
         session = self.sessions.pop(session_id, None) or self.sse_sessions.pop(session_id, None)
         if session is not None:
             session.close()
+            meters = hooks.meters
+            if meters is not None:
+                meters.add(SESSIONS_ENDED, 1, {"reason": reason})
 
     def _connection(
         self,
@@ -267,7 +272,7 @@ class HttpService:
         principal: str | None,
         revisions: tuple[str, ...] | None = None,
     ) -> ServerConnection:
-        return ServerConnection(
+        connection = ServerConnection(
             self.server,
             task_group,
             revisions=revisions or self.revisions,
@@ -275,11 +280,14 @@ class HttpService:
             limits=self.limits,
             max_concurrency=self.max_concurrency,
         )
+        connection.network_transport = "tcp"
+        return connection
 
     def _legacy_session(self, session_id: str, principal: str | None) -> ServerConnection:
         # The protocol side of a legacy session minted (or adopted) by the endpoint.
         assert self._tg is not None, "handle() is called while running()"
         connection = self._connection(self._tg, principal)
+        connection.session_id = session_id
         self.sessions[session_id] = LegacySession(session_id, connection, self.endpoint)
         self.endpoint.bind(session_id, connection.session)
         http = self.endpoint.sessions[session_id]
@@ -365,7 +373,7 @@ class HttpService:
             await self.shipper.prefetch(self.endpoint, head)
         decision = self.endpoint.receive(head, body, now, principal, checked=checked, scopes=scopes)
         for session_id in self.endpoint.take_evicted():
-            self._end(session_id)
+            self._end(session_id, "evicted")
         if isinstance(decision, Reply):
             await out.reply(decision)
         elif isinstance(decision, Dispatch):
@@ -381,7 +389,7 @@ class HttpService:
             await out.reply(decision.reply)
         else:
             assert isinstance(decision, EndSession) and decision.reply is not None
-            self._end(decision.session_id)
+            self._end(decision.session_id, "deleted")
             if self.shared is not None:
                 await self.shared.ended(decision.session_id, principal)
             if self.relay is not None:
@@ -517,15 +525,18 @@ class HttpService:
         assert self._tg is not None, "handle() is called while running()"
         legacy = tuple(r for r in self.revisions if r in LEGACY_REVISIONS)
         connection = self._connection(self._tg, decision.principal, legacy)
+        connection.session_id = decision.session_id
         session = LegacySseConnection(decision.session_id, connection)
         self.sse_sessions[decision.session_id] = session
         self.endpoint.bind_sse(decision.session_id, connection.session)
         stream = session.stream
+        _count_stream(1, "http+sse")
         try:
             await out.watched(
                 lambda: self.answers.write_sse(out, stream, decision.headers, decision.first)
             )
         finally:
+            _count_stream(-1, "http+sse")
             self.endpoint.end_session(decision.session_id)
             self._end(decision.session_id)
 
@@ -534,6 +545,7 @@ class HttpService:
         stream = session.streams.get(decision.stream_id) if session is not None else None
         now = self.now()
         self.endpoint.attach(decision.session_id, decision.stream_id, now)
+        _count_stream(1, "get")
         try:
             if stream is None and self.shipper is not None:
                 # Not live here: perhaps another worker's, to be followed.
@@ -544,6 +556,7 @@ class HttpService:
                     return
             await self.answers.stream_events(out, stream, decision)
         finally:
+            _count_stream(-1, "get")
             if stream is not None:
                 stream.detach(out)
             self.endpoint.detach(decision.session_id, decision.stream_id, self.now())
@@ -554,3 +567,10 @@ class HttpService:
         out.watch()
         await follower.follow(self.endpoint, out.send, self.timeouts.sse_ping)
         await out.end()
+
+
+def _count_stream(change: int, kind: str) -> None:
+    # Telemetry's count of open SSE streams: GET streams and HTTP+SSE sessions.
+    meters = hooks.meters
+    if meters is not None:
+        meters.add(SSE_STREAMS, change, {"stream": kind})

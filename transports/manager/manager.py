@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import random as _random
 import time
+import weakref
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from types import TracebackType
 from typing import Any
@@ -57,6 +58,9 @@ from .link import Link, ServerStatus, describe
 from .listing import fetch
 
 __all__ = ["Manager"]
+
+RUNNING: weakref.WeakSet[Manager] = weakref.WeakSet()
+"""The managers running in this process (telemetry counts their links by state)."""
 
 _REMOVE_GRACE = 5.0
 """Seconds a removed server's connection may take to close before it is cut."""
@@ -164,6 +168,7 @@ class Manager:
         if self._tg is not None:
             raise RuntimeError("a Manager is entered once")
         self._tg = await anyio.create_task_group().__aenter__()
+        RUNNING.add(self)
         for link in self._links.values():
             self._start(link)
         return self
@@ -180,8 +185,13 @@ class Manager:
         with anyio.move_on_after(_REMOVE_GRACE, shield=True):
             for link in self._links.values():
                 await link.done.wait()
+        RUNNING.discard(self)
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
+
+    def links(self) -> list[Link]:
+        """The servers' links (read only: telemetry counts them by state)."""
+        return list(self._links.values())
 
     def start_soon(self, fn: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> None:
         """Run ``fn(*args)`` in a task of the manager's, cancelled when the manager

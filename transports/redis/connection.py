@@ -20,9 +20,14 @@ from coredis.tokens import PureToken
 
 from mcp_core.http.shared import SharedStateUnavailable
 
+from ..telemetry import REDIS_ROUND_TRIPS, hooks
+
 __all__ = ["RedisConnection", "check_fingerprint", "principal_scope"]
 
 T = TypeVar("T")
+
+_OK = {"outcome": "ok"}
+_FAILED = {"outcome": "failed"}
 
 DEFAULT_PREFIX = "mcp"
 DEFAULT_TIMEOUT = 2.0
@@ -88,18 +93,26 @@ class RedisConnection:
             SharedStateUnavailable: Redis did not answer (down, slow, or refused
                 the connection).
         """
+        meters = hooks.meters
         try:
             with anyio.fail_after(self.timeout):
-                return await command
+                result = await command
         except TimeoutError:
-            raise SharedStateUnavailable(
+            error = SharedStateUnavailable(
                 f"the shared state store (Redis at {self.url}) did not answer "
                 f"within {self.timeout:g} s"
-            ) from None
+            )
         except (coredis.exceptions.ConnectionError, OSError) as exc:
-            raise SharedStateUnavailable(
+            error = SharedStateUnavailable(
                 f"the shared state store (Redis at {self.url}) is unreachable: {exc}"
-            ) from None
+            )
+        else:
+            if meters is not None:
+                meters.add(REDIS_ROUND_TRIPS, 1, _OK)
+            return result
+        if meters is not None:
+            meters.add(REDIS_ROUND_TRIPS, 1, _FAILED)
+        raise error from None
 
     async def script(self, source: str, keys: list[str], args: list[Any]) -> Any:
         """Run a Lua script (one round trip, atomic)."""

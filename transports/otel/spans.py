@@ -1,0 +1,270 @@
+"""Server and client spans and the four duration metrics of the MCP conventions.
+
+OpenTelemetry's semantic conventions for MCP (tests/spec/otel-mcp.md):
+
+- a server span (kind SERVER) around the application answering each request, its
+  parent the context the client put in ``params._meta`` ("Context propagation":
+  the receiver extracts it and uses it as the remote parent), linked to the
+  ambient context (an HTTP framework's span) when there is one;
+- a client span (kind CLIENT) around each request a `Client` sends, whose context
+  goes into that request's ``params._meta`` with the configured propagators;
+- ``mcp.server.operation.duration`` / ``mcp.client.operation.duration`` per
+  operation and ``mcp.server.session.duration`` / ``mcp.client.session.duration``
+  per session, histograms in seconds with the advised bucket boundaries.
+
+What the spans say comes from `mcp_core.session.telemetry` (method, target, request
+id, revision) and the transport (session id, ``network.transport``). No argument,
+result, error message or credential goes on a span or a metric: an error is its
+JSON-RPC code (``error.type`` and ``rpc.response.status_code``), or the class name
+of what ended a client's request (``TimeoutError``, ``ConnectionClosed``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+from opentelemetry import context as otel_context
+from opentelemetry import propagate, trace
+from opentelemetry.metrics import Histogram, Meter
+from opentelemetry.propagators.textmap import TextMapPropagator
+from opentelemetry.trace import Link, SpanKind, Status, StatusCode, Tracer
+
+from mcp_core import McpError
+from mcp_core.session import RequestReceived
+from mcp_core.session.requests import with_meta
+from mcp_core.session.telemetry import (
+    ERROR_TYPE,
+    METRIC_KEYS,
+    STATUS_CODE,
+    operation,
+    result_error,
+    trace_carrier,
+)
+from mcp_core.wire import INTERNAL_ERROR, RequestId
+
+from ..telemetry import Served
+
+__all__ = ["ClientSpans", "ServerSpans"]
+
+BUCKETS: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
+"""The advised ``ExplicitBucketBoundaries`` of all four duration metrics."""
+
+SESSION_ID: Final = "mcp.session.id"
+NETWORK_TRANSPORT: Final = "network.transport"
+PROTOCOL_VERSION: Final = "mcp.protocol.version"
+CANCELLED: Final = "cancelled"
+
+_clock = time.perf_counter
+
+
+def _histogram(meter: Meter, name: str, description: str) -> Histogram:
+    return meter.create_histogram(
+        name, unit="s", description=description, explicit_bucket_boundaries_advisory=BUCKETS
+    )
+
+
+def _metric_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in attributes.items() if key in METRIC_KEYS}
+
+
+def _failed(span: trace.Span, attributes: dict[str, Any], error: str, code: int | None) -> None:
+    attributes[ERROR_TYPE] = error
+    if code is not None:
+        attributes[STATUS_CODE] = str(code)
+    # No description: an error's message may repeat an argument.
+    span.set_status(Status(StatusCode.ERROR))
+
+
+async def _observed(
+    span: trace.Span,
+    metric: dict[str, Any],
+    token: object,
+    durations: Histogram,
+    call: Awaitable[Any],
+    *,
+    server: bool,
+) -> Any:
+    """Await ``call`` in ``span`` (made current by ``token``), then end the span
+    and record the duration with the outcome: an MCP error is its code; another
+    exception is -32603 on the server (what the client is told), its class name
+    on the client; a cancellation is ``cancelled``."""
+    started = _clock()
+    try:
+        result = await call
+    except McpError as exc:
+        _failed(span, metric, str(exc.code), exc.code)
+        raise
+    except BaseException as exc:
+        if not isinstance(exc, Exception):  # cancelled: no answer goes out
+            _failed(span, metric, CANCELLED, None)
+        elif server:
+            _failed(span, metric, str(INTERNAL_ERROR), INTERNAL_ERROR)
+        else:
+            _failed(span, metric, type(exc).__qualname__, None)
+        raise
+    else:
+        error = result_error(result)
+        if error is not None:
+            _failed(span, metric, error, None)
+        return result
+    finally:
+        elapsed = _clock() - started
+        otel_context.detach(token)  # type: ignore[arg-type]
+        for key in (ERROR_TYPE, STATUS_CODE):
+            if key in metric:
+                span.set_attribute(key, metric[key])
+        span.end()
+        durations.record(elapsed, metric)
+
+
+class _Propagation:
+    __slots__ = ("_propagator",)
+
+    def __init__(self, propagator: TextMapPropagator | None) -> None:
+        self._propagator = propagator
+
+    def extract(self, carrier: dict[str, str]) -> otel_context.Context:
+        if self._propagator is None:
+            return propagate.extract(carrier)
+        return self._propagator.extract(carrier)
+
+    def inject(self, carrier: dict[str, str], ctx: otel_context.Context) -> None:
+        if self._propagator is None:
+            propagate.inject(carrier, context=ctx)
+        else:
+            self._propagator.inject(carrier, context=ctx)
+
+
+_DESCRIPTIONS: Final = {
+    "mcp.server.operation.duration": "MCP request duration as observed on the receiver, "
+    "from the time it was received until the result is sent.",
+    "mcp.server.session.duration": "The duration of the MCP session as observed on the MCP server.",
+    "mcp.client.operation.duration": "The duration of the MCP request as observed on the "
+    "sender, from the time it was sent until the response is received.",
+    "mcp.client.session.duration": "The duration of the MCP session as observed on the MCP client.",
+}
+
+
+class _Spans:
+    role = ""
+
+    def __init__(
+        self, tracer: Tracer, meter: Meter, propagator: TextMapPropagator | None = None
+    ) -> None:
+        self._tracer = tracer
+        self._propagation = _Propagation(propagator)
+        operations, sessions = (
+            f"mcp.{self.role}.{what}.duration" for what in ("operation", "session")
+        )
+        self._operations = _histogram(meter, operations, _DESCRIPTIONS[operations])
+        self._sessions = _histogram(meter, sessions, _DESCRIPTIONS[sessions])
+
+
+class ServerSpans(_Spans):
+    """The server side: `transports.telemetry.ServerObserver` on OpenTelemetry."""
+
+    role = "server"
+
+    def __init__(
+        self, tracer: Tracer, meter: Meter, propagator: TextMapPropagator | None = None
+    ) -> None:
+        super().__init__(tracer, meter, propagator)
+        self._open = meter.create_up_down_counter(
+            "mcp_core.server.sessions", unit="{session}", description="Sessions open."
+        )
+        self._active = meter.create_up_down_counter(
+            "mcp_core.server.requests.active",
+            unit="{request}",
+            description="Requests being served (handlers running).",
+        )
+
+    async def serve(self, event: RequestReceived, call: Awaitable[Any], where: Served) -> Any:
+        name, attributes = operation(event.method, event.params, event.id, event.revision)
+        if where.session_id is not None:
+            attributes[SESSION_ID] = where.session_id
+        if where.network_transport is not None:
+            attributes[NETWORK_TRANSPORT] = where.network_transport
+        carrier = trace_carrier(event.params)
+        parent: otel_context.Context | None = None
+        links: list[Link] | None = None
+        if carrier is not None:
+            parent = self._propagation.extract(carrier)
+            ambient = trace.get_current_span().get_span_context()
+            if ambient.is_valid:  # the transport's context, linked (the conventions)
+                links = [Link(ambient)]
+        span = self._tracer.start_span(
+            name, context=parent, kind=SpanKind.SERVER, attributes=attributes, links=links
+        )
+        token = otel_context.attach(trace.set_span_in_context(span, parent))
+        metric = _metric_attributes(attributes)
+        if where.network_transport is not None:
+            metric[NETWORK_TRANSPORT] = where.network_transport
+        # In flight: one series (labels would double the cost of a request's metrics).
+        self._active.add(1)
+        try:
+            return await _observed(span, metric, token, self._operations, call, server=True)
+        finally:
+            self._active.add(-1)
+
+    def session_started(self, where: Served) -> Callable[[str | None], None]:
+        started = _clock()
+        # No attributes: the transport names itself only after the session began.
+        self._open.add(1)
+
+        def ended(error: str | None) -> None:
+            self._open.add(-1)
+            attributes = _transport(where)
+            revision = getattr(getattr(where, "session", None), "revision", None)
+            if revision:
+                attributes[PROTOCOL_VERSION] = revision
+            if error is not None:
+                attributes[ERROR_TYPE] = error
+            self._sessions.record(_clock() - started, attributes)
+
+        return ended
+
+
+def _transport(where: Served) -> dict[str, Any]:
+    transport = where.network_transport
+    return {} if transport is None else {NETWORK_TRANSPORT: transport}
+
+
+class ClientSpans(_Spans):
+    """The client side: `transports.telemetry.ClientObserver` on OpenTelemetry."""
+
+    role = "client"
+
+    async def request(
+        self, client: Any, method: str, params: Any, send: Callable[..., Awaitable[Any]]
+    ) -> Any:
+        name, attributes = operation(method, params, None, client.revision)
+        span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
+        ctx = trace.set_span_in_context(span)
+        carrier: dict[str, str] = {}
+        self._propagation.inject(carrier, ctx)
+        if carrier:
+            params = with_meta(params, carrier)
+
+        def sent(request_id: RequestId) -> None:
+            span.set_attribute("jsonrpc.request.id", str(request_id))
+
+        metric = _metric_attributes(attributes)
+        token = otel_context.attach(ctx)
+        return await _observed(
+            span, metric, token, self._operations, send(params, sent=sent), server=False
+        )
+
+    def session_started(self, client: Any) -> Callable[[str | None], None]:
+        started = _clock()
+
+        def ended(error: str | None) -> None:
+            attributes: dict[str, Any] = {}
+            if client.revision:
+                attributes[PROTOCOL_VERSION] = client.revision
+            if error is not None:
+                attributes[ERROR_TYPE] = error
+            self._sessions.record(_clock() - started, attributes)
+
+        return ended
