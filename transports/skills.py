@@ -81,7 +81,7 @@ class SkillDirectory:
         self.parser = parser
         #: Why each skill path left out of the last scan is not served.
         self.problems: dict[str, str] = {}
-        self._digests: dict[str, tuple[int, int, str]] = {}
+        self._digests: dict[str, tuple[int, int, str, int]] = {}
         self._frontmatter: dict[str, dict[str, Any]] = {}
         self._stamp: object = None
         self._skills: tuple[Skill, ...] = ()
@@ -122,17 +122,19 @@ class SkillDirectory:
                     found[full.relative_to(self.root).as_posix()] = info
         return found
 
-    def _digest(self, relative: str, info: os.stat_result) -> str:
+    def _digest(self, relative: str, info: os.stat_result) -> tuple[str, int]:
+        # The digest and size of the bytes read (a file rewritten between the
+        # stat and the read is described as read, and hashed again next time,
+        # its stamp having changed).
         key = (info.st_mtime_ns, info.st_size)
         known = self._digests.get(relative)
         if known is not None and known[:2] == key:
-            return known[2]
+            return known[2], known[3]
         data = (self.root / relative).read_bytes()
         self.hashed += 1
         digest = digest_of(data)
-        # The stamp before the read: a file changed meanwhile is hashed again.
-        self._digests[relative] = (*key, digest)
-        return digest
+        self._digests[relative] = (*key, digest, len(data))
+        return digest, len(data)
 
     def _scan(self) -> tuple[Skill, ...]:
         files = self._files()
@@ -166,13 +168,9 @@ class SkillDirectory:
             if info.st_size > self.max_file_bytes:
                 raise SkillError(f"{relative}: {info.st_size} bytes, over {self.max_file_bytes}")
             path = relative[len(prefix) :]
+            digest, size = self._digest(relative, info)
             measured.append(
-                SkillFile(
-                    path=path,
-                    size=info.st_size,
-                    digest=self._digest(relative, info),
-                    mime_type=mime_type_of(path),
-                )
+                SkillFile(path=path, size=size, digest=digest, mime_type=mime_type_of(path))
             )
         skill_md = next(f for f in measured if f.path == SKILL_FILE)
         frontmatter = self._frontmatter.get(skill_md.digest)

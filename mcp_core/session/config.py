@@ -17,7 +17,6 @@ from ..types.base import ClientCapabilities, Implementation, ServerCapabilities
 from ..types.methods import REVISIONS
 
 __all__ = [
-    "CAPABILITIES_SINCE",
     "FILTER_FIELD",
     "IMPLEMENTATION_SINCE",
     "LOG_LEVELS",
@@ -106,16 +105,15 @@ class ClientInfo(msgspec.Struct, frozen=True, kw_only=True):
     log_level: str | None = None
 
 
-# Fields of serverInfo (Implementation) and of ServerCapabilities that exist from
-# a revision on (each revision's schema.json); an answer in an older revision
-# leaves them out.
+# Fields of serverInfo (Implementation) that exist from a revision on (each
+# revision's schema.json); an answer in an older revision leaves them out.
+# capabilities.extensions: see handshake_capabilities.
 IMPLEMENTATION_SINCE: Final[dict[str, str]] = {
     "title": "2025-06-18",
     "description": "2025-11-25",
     "icons": "2025-11-25",
     "website_url": "2025-11-25",
 }
-CAPABILITIES_SINCE: Final[dict[str, str]] = {"extensions": "2026-07-28"}
 
 _S = TypeVar("_S", bound=msgspec.Struct)
 

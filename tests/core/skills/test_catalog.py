@@ -109,3 +109,16 @@ def test_catalog_views() -> None:
     assert listed[outer.uri].name == "outer"
     assert listed[outer.uri].description == "The outer skill"
     assert listed["skill://outer/docs/a.md"].name == "docs/a.md"
+
+
+def test_a_skill_added_while_serving_is_announced() -> None:
+    from mcp_core import Server
+    from mcp_core.skills import Skills
+
+    skills = Skills()
+    server = Server("s", "1", extensions=[skills])
+    server.config()  # serving started: changes are announced from now on
+    skills.add("late", {"SKILL.md": skill_md("late")})
+    assert "notifications/resources/list_changed" in server.take_list_changes()
+    with pytest.raises(SkillError, match="already"):
+        skills.add("late", {"SKILL.md": skill_md("late")})
