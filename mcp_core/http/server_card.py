@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 from msgspec import UNSET, Struct, UnsetType, field
 
-from mcp_core.session.config import CAPABILITIES_SINCE, ServerConfig, as_of
+from mcp_core.session.config import ServerConfig, handshake_capabilities
 from mcp_core.types.base import ClientCapabilities, MCPModel, ServerCapabilities
 
 from .decisions import HttpRequest, Reply
@@ -140,7 +140,7 @@ def server_card(
     revision = max(config.revisions)
     info = config.server_info
     icons = info.icons
-    capabilities = as_of(config.capabilities, CAPABILITIES_SINCE, revision)
+    capabilities = handshake_capabilities(config, revision)
     return ServerCard(
         schema=SCHEMA_URL,
         version="1.0",
