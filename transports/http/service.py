@@ -264,6 +264,7 @@ class HttpService:
         self,
         task_group: TaskGroup,
         principal: str | None,
+        session_id: str,
         revisions: tuple[str, ...] | None = None,
     ) -> ServerConnection:
         return ServerConnection(
@@ -271,6 +272,7 @@ class HttpService:
             task_group,
             revisions=revisions or self.revisions,
             principal=principal,
+            session_id=session_id,
             limits=self.limits,
             max_concurrency=self.max_concurrency,
         )
@@ -278,7 +280,7 @@ class HttpService:
     def _legacy_session(self, session_id: str, principal: str | None) -> ServerConnection:
         # The protocol side of a legacy session minted (or adopted) by the endpoint.
         assert self._tg is not None, "handle() is called while running()"
-        connection = self._connection(self._tg, principal)
+        connection = self._connection(self._tg, principal, session_id)
         self.sessions[session_id] = LegacySession(session_id, connection, self.endpoint)
         self.endpoint.bind(session_id, connection.session)
         http = self.endpoint.sessions[session_id]
@@ -510,7 +512,7 @@ class HttpService:
         # client hangs up (or stops reading), or when the service stops.
         assert self._tg is not None, "handle() is called while running()"
         legacy = tuple(r for r in self.revisions if r in LEGACY_REVISIONS)
-        connection = self._connection(self._tg, decision.principal, legacy)
+        connection = self._connection(self._tg, decision.principal, decision.session_id, legacy)
         session = LegacySseConnection(decision.session_id, connection)
         self.sse_sessions[decision.session_id] = session
         self.endpoint.bind_sse(decision.session_id, connection.session)
