@@ -31,11 +31,14 @@ from ..wire.jsonrpc import (
     Response,
     decode_params,
 )
+from .base import PROTOCOL_VERSION_KEY, SessionState
 from .events import Event, RequestReceived
 from .requests import _cancelled_decoder
 from .server import ServerSession
 
 __all__ = ["AccessSession", "Answered", "tag"]
+
+_NEW: Final = SessionState.NEW
 
 # The method's params field that names what a request targets, and the word an
 # access log gives it (the OpenTelemetry MCP conventions' gen_ai.tool.name,
@@ -130,6 +133,13 @@ class AccessSession(ServerSession):
         noted = _Noted(message.method, now)
         self._noted[message.id] = noted
         events = super()._on_request(message, now)
+        if self.state is _NEW:
+            # A 2026-07-28 request names its revision (one the session answers
+            # itself, server/discover, makes no event to read it from).
+            meta = getattr(message.params, "meta", None)
+            version = meta.get(PROTOCOL_VERSION_KEY) if type(meta) is dict else None
+            if type(version) is str:
+                noted.revision = version
         for event in events:
             if type(event) is RequestReceived and event.id == message.id:
                 noted.revision = event.revision

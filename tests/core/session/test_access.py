@@ -81,3 +81,23 @@ def test_a_batch_notes_each_member() -> None:
         -32601,
     )
     assert answered[3].method is None and answered[3].status == ERROR
+
+
+def test_a_2026_request_the_session_answers_itself_has_its_revision() -> None:
+    config = ServerConfig(
+        server_info=Implementation(name="s", version="1"),
+        capabilities=ServerCapabilities(tools={}),
+    )
+    server = AccessSession(config)
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    server.receive_bytes(wire({"id": 1, "method": "server/discover", "params": {"_meta": meta}}))
+    server.messages_to_send()
+    (discover,) = server.take_answered()
+    assert (discover.method, discover.revision, discover.status) == (
+        "server/discover",
+        "2026-07-28",
+        OK,
+    )
