@@ -32,12 +32,12 @@ from mcp_core import (
     LocalProtocolError,
     RemoteProtocolError,
     Server,
-    ServerSession,
     SessionState,
 )
 from mcp_core.session import ProtocolViolation, RequestReceived
 from mcp_core.wire import DEFAULT_LIMITS, Message, RequestId
 
+from .access import server_session
 from .audience import Audience, join
 from .driver import ConnectionClosed, Sink
 from .server_connection import RequestPeer
@@ -93,7 +93,9 @@ class OneRequest:
         self.server = server
         self.principal = principal
         self.background = background
-        self.session = ServerSession(server.config(revisions=revisions), limits)
+        self.session = server_session(
+            server.config(revisions=revisions), limits, principal=principal
+        )
         self._sink = sink
         self._audience: Audience | None = None
         #: True once the request ended: nothing more is sent.

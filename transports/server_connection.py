@@ -35,6 +35,7 @@ from mcp_core.session import (
 )
 from mcp_core.wire import DEFAULT_LIMITS, RequestId
 
+from .access import server_session
 from .audience import Audience, join
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
 from .pump import DEFAULT_MAX_OUTBOX_BYTES, pump
@@ -164,6 +165,8 @@ class ServerConnection:
         revisions: protocol revisions to serve (default all, both eras).
         principal: who the transport authenticated the client as, if anyone;
             binds 2026-07-28 ``requestState`` to them.
+        session_id: the transport's session id, if it has one (for the access
+            log: transports/access.py).
         limits: message size and nesting limits.
         max_concurrency: requests served at once.
         background: where tasks (mcp_core/tasks) run; by default ``task_group``.
@@ -190,6 +193,7 @@ class ServerConnection:
         background: TaskGroup | None = None,
         revisions: tuple[str, ...] = REVISIONS,
         principal: str | None = None,
+        session_id: str | None = None,
         limits: Limits = DEFAULT_LIMITS,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         objects: bool = False,
@@ -197,9 +201,12 @@ class ServerConnection:
     ) -> None:
         self.server = server
         self.principal = principal
+        self.session_id = session_id
         self._objects = objects
         self.background = task_group if background is None else background
-        self.session = ServerSession(server.config(revisions=revisions), limits)
+        self.session = server_session(
+            server.config(revisions=revisions), limits, session_id=session_id, principal=principal
+        )
         self.driver = Driver(
             self.session,
             task_group,

@@ -1,5 +1,6 @@
-"""``--log-level`` and ``--log-format`` of ``mcp-core serve`` and ``gateway``: Python
-logging to stderr, for our loggers (``mcp_core.*``) and the application's own.
+"""``--log-level``, ``--log-format`` and ``--access-log`` of ``mcp-core serve`` and
+``gateway``: Python logging to stderr, for our loggers (``mcp_core.*``) and the
+application's own.
 
 Given either option, the root logger gets one handler on stderr (never stdout:
 on stdio that is the protocol's wire), replacing any, at the level asked
@@ -12,6 +13,13 @@ up itself.
             "message": "message", ...}   one object per line, with the record's
             extra fields (``log.info(..., extra={"server": "github"})``) and the
             traceback of an exception as "exception".
+
+``--access-log`` adds one INFO record per MCP request answered, on the logger
+``mcp_core.access``, whatever ``--log-level`` says: the method, the tool, prompt
+or URI, the revision, the status (and JSON-RPC error code), the duration and the
+tags of the session and principal, as text or as the json fields "method",
+"tool" / "prompt" / "uri", "revision", "status", "code", "duration_ms",
+"session" and "principal" (transports/access.py; docs/operations.md).
 """
 
 from __future__ import annotations
@@ -89,11 +97,22 @@ def add_log_arguments(parser: argparse.ArgumentParser) -> None:
         help="text (default): TIME LEVEL LOGGER: MESSAGE; json: one object per line "
         "with time, level, logger, message and the record's extra fields",
     )
+    parser.add_argument(
+        "--access-log",
+        action="store_true",
+        help="log one line per MCP request answered (method, tool or URI, revision, "
+        "status or error code, duration, tags of the session and principal) on the "
+        "logger mcp_core.access",
+    )
 
 
 def configure_logging(args: argparse.Namespace) -> None:
     """Set up logging as ``args`` (from `add_log_arguments`) ask, if they do."""
-    if args.log_level is None and args.log_format is None:
+    if args.access_log:
+        from ..access import access_log
+
+        access_log.setLevel(logging.INFO)
+    elif args.log_level is None and args.log_format is None:
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter() if args.log_format == "json" else TextFormatter())

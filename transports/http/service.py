@@ -270,6 +270,7 @@ class HttpService:
         self,
         task_group: TaskGroup,
         principal: str | None,
+        session_id: str,
         revisions: tuple[str, ...] | None = None,
     ) -> ServerConnection:
         connection = ServerConnection(
@@ -277,6 +278,7 @@ class HttpService:
             task_group,
             revisions=revisions or self.revisions,
             principal=principal,
+            session_id=session_id,
             limits=self.limits,
             max_concurrency=self.max_concurrency,
         )
@@ -286,8 +288,7 @@ class HttpService:
     def _legacy_session(self, session_id: str, principal: str | None) -> ServerConnection:
         # The protocol side of a legacy session minted (or adopted) by the endpoint.
         assert self._tg is not None, "handle() is called while running()"
-        connection = self._connection(self._tg, principal)
-        connection.session_id = session_id
+        connection = self._connection(self._tg, principal, session_id)
         self.sessions[session_id] = LegacySession(session_id, connection, self.endpoint)
         self.endpoint.bind(session_id, connection.session)
         http = self.endpoint.sessions[session_id]
@@ -524,8 +525,7 @@ class HttpService:
         # client hangs up (or stops reading), or when the service stops.
         assert self._tg is not None, "handle() is called while running()"
         legacy = tuple(r for r in self.revisions if r in LEGACY_REVISIONS)
-        connection = self._connection(self._tg, decision.principal, legacy)
-        connection.session_id = decision.session_id
+        connection = self._connection(self._tg, decision.principal, decision.session_id, legacy)
         session = LegacySseConnection(decision.session_id, connection)
         self.sse_sessions[decision.session_id] = session
         self.endpoint.bind_sse(decision.session_id, connection.session)

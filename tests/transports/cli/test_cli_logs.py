@@ -235,3 +235,38 @@ def test_json_lines_hold_what_json_cannot(tmp_path: Path) -> None:
     line = json.loads(JsonFormatter().format(record))
     assert line["message"] == "m a" and line["path"] == str(tmp_path)
     assert line["exception"].endswith("ValueError: boom")
+
+
+def test_stdio_access_log_says_each_request_and_no_argument(tmp_path: Path) -> None:
+    out, err = serve_stdio(tmp_path, "--access-log")
+    assert "hi Ada" in out[-1]
+    # Only the access log: the application's INFO stays below the default level.
+    lines = err.splitlines()
+    assert len(lines) == 2 and "Ada" not in err, err
+    assert re.match(r"^\S+Z INFO mcp_core.access: initialize 2025-11-25 ok \S+ms ", lines[0])
+    call = r"^\S+Z INFO mcp_core.access: tools/call tool=hello 2025-11-25 ok [\d.]+ms "
+    assert re.match(call + "session=- principal=-$", lines[1]), lines[1]
+
+
+def test_the_gateway_access_log_in_json(tmp_path: Path) -> None:
+    config = tmp_path / "servers.json"
+    good = {"command": sys.executable, "args": ["-m", "transports", "serve", app(tmp_path)]}
+    config.write_text(json.dumps({"mcpServers": {"good": good}}))
+    process = spawn("gateway", "--config", str(config), "--access-log", "--log-format", "json")
+    assert process.stderr is not None and process.stdin is not None
+    try:
+        process.stdin.write(HELLO[0] + HELLO[1])
+        process.stdin.write(message({"id": 2, "method": "tools/list"}))
+        process.stdin.flush()
+
+        def listed(lines: list[str]) -> bool:
+            return any(r.get("method") == "tools/list" for r in records(lines))
+
+        seen = Lines(process.stderr).until(listed)
+        process.communicate(timeout=TIMEOUT_S)
+    finally:
+        process.kill()
+    (listing,) = [r for r in records(seen) if r.get("method") == "tools/list"]
+    assert listing["logger"] == "mcp_core.access" and listing["level"] == "INFO"
+    assert (listing["status"], listing["code"], listing["revision"]) == ("ok", None, "2025-11-25")
+    assert listing["duration_ms"] >= 0 and listing["principal"] == "-"
