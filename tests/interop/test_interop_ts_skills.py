@@ -35,33 +35,35 @@ SKILLS: Final = paths.SERVERS / "skills"
 SCRIPT: Final = paths.TESTS / "interop" / "ts_skills" / "server.mjs"
 
 
-@pytest.fixture(scope="module")
-def ts_sdk() -> Path:
-    """The folder holding the package and our script (installed on first use)."""
+def npm_folder(package: str, folder: Path, script: Path) -> Path:
+    """``folder`` holding ``package`` at VERSION (installed on first use) and ``script``.
+
+    Skips the test without node and npm, or when the install fails.
+    """
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("node and npm are needed for the TypeScript SDK interop")
-    default = Path.home() / ".cache" / "mcp-core-ts-skills" / VERSION
-    folder = Path(os.environ.get("MCP_CORE_TS_SKILLS_CACHE", default))
-    installed = folder / "node_modules" / "@modelcontextprotocol" / "server" / "package.json"
+    installed = folder / "node_modules" / package / "package.json"
     if not installed.exists():
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "package.json").write_text('{"name": "skills-interop", "private": true}\n')
-        command = [
-            npm,
-            "install",
-            "--no-audit",
-            "--no-fund",
-            f"@modelcontextprotocol/server@{VERSION}",
-        ]
+        command = [npm, "install", "--no-audit", "--no-fund", f"{package}@{VERSION}"]
         done = subprocess.run(command, cwd=folder, capture_output=True, timeout=600, check=False)
         if done.returncode != 0:
             pytest.skip(f"npm install failed: {done.stderr.decode()[-500:]}")
     if json.loads(installed.read_text())["version"] != VERSION:
-        pytest.skip(f"{folder} holds another @modelcontextprotocol/server than {VERSION}")
+        pytest.skip(f"{folder} holds another {package} than {VERSION}")
     # Node resolves a script's imports from the script's folder: ours goes beside.
-    shutil.copyfile(SCRIPT, folder / SCRIPT.name)
+    shutil.copyfile(script, folder / script.name)
     return folder
+
+
+@pytest.fixture(scope="module")
+def ts_sdk() -> Path:
+    """The folder holding the server package and our script."""
+    default = Path.home() / ".cache" / "mcp-core-ts-skills" / VERSION
+    folder = Path(os.environ.get("MCP_CORE_TS_SKILLS_CACHE", default))
+    return npm_folder("@modelcontextprotocol/server", folder, SCRIPT)
 
 
 def client(folder: Path) -> Client:
