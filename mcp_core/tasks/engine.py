@@ -11,6 +11,8 @@ task is cancelled.
 from __future__ import annotations
 
 import secrets
+import weakref
+from collections import Counter
 from collections.abc import Callable
 from typing import Final
 
@@ -29,11 +31,15 @@ from .record import (
 )
 from .store import MemoryTaskStore, TaskStore
 
-__all__ = ["TaskEngine", "TaskNotFound", "TaskConflict"]
+__all__ = ["ENGINES", "TaskEngine", "TaskNotFound", "TaskConflict"]
 
 _SWAP_TRIES: Final = 16
 
 Listener = Callable[[TaskRecord], None]
+
+
+ENGINES: Final[weakref.WeakSet[TaskEngine]] = weakref.WeakSet()
+"""Every live engine of this process, for telemetry to read their `counts`."""
 
 
 class TaskNotFound(LookupError):
@@ -78,6 +84,14 @@ class TaskEngine:
         #: runs in no task of this process: a runtime whose replicas share the
         #: store passes it on, and the replica running the work calls `stop`.
         self.stop_elsewhere: Callable[[str, str], None] | None = None
+        #: Tasks by status, as this engine made and moved them: ``working`` and
+        #: ``input_required`` count the tasks in that status now (up and down);
+        #: a terminal status counts the tasks that ended so (it only grows: a
+        #: task never leaves it). With replicas sharing a store, each counts
+        #: what it did, and their sum is the whole (a task made on one replica
+        #: and cancelled on another is +1 working there, -1 working here).
+        self.counts: Counter[str] = Counter()
+        ENGINES.add(self)
 
     # --- listening -----------------------------------------------------------------------
 
@@ -162,6 +176,7 @@ class TaskEngine:
             runner=self.boot,
         )
         await self.store.create(record, now)
+        self.counts[record.status] += 1
         return record
 
     async def get(self, principal: str | None, task_id: str, now: float) -> TaskRecord:
@@ -197,6 +212,8 @@ class TaskEngine:
         gone = await self.store.expire(now)
         for record in gone:
             self._stoppers.pop((record.principal, record.task_id), None)
+            if not record.terminal:  # expired still running: no longer counted so
+                self.counts[record.status] -= 1
         return len(gone)
 
     # --- changing ------------------------------------------------------------------------
@@ -212,6 +229,10 @@ class TaskEngine:
             if new is current:
                 return current
             if await self.store.swap(current, new):
+                if new.status != current.status:
+                    counts = self.counts
+                    counts[current.status] -= 1
+                    counts[new.status] += 1
                 self._changed(new)
                 return new
             found = await self.store.get(current.principal, current.task_id)

@@ -57,6 +57,23 @@ def test_status_table() -> None:
     assert not can_move("working", "working")
 
 
+def test_counts_by_status() -> None:
+    # Live statuses go up and down; terminal ones only grow; a task that
+    # expires while it runs leaves the count of its status.
+    tasks = engine(ttl_ms=10_000)
+    first = run(tasks.create(None, MODERN, 0.0))
+    second = run(tasks.create(None, MODERN, 0.0))
+    assert tasks.counts == {"working": 2}
+    first, _ = run(tasks.ask(first, {None: b"{}"}, 1.0))
+    assert (tasks.counts["working"], tasks.counts["input_required"]) == (1, 1)
+    run(tasks.cancel(None, first.task_id, 2.0))
+    run(tasks.finish(second, 2.0, result=b"{}"))
+    assert +tasks.counts == {"completed": 1, "cancelled": 1}
+    run(tasks.create(None, MODERN, 5.0))
+    assert run(tasks.expire(15.0)) == 3
+    assert +tasks.counts == {"completed": 1, "cancelled": 1}
+
+
 def test_ids_are_unguessable_and_distinct() -> None:
     tasks = engine()
     ids = {run(tasks.create(None, MODERN, 0.0)).task_id for _ in range(200)}
