@@ -10,14 +10,18 @@ spans and metrics from these facts.
 Only low-cardinality facts that identify the operation are taken: the method, the
 tool or prompt name, the resource URI (without userinfo or query, which can carry a
 credential or an argument), the request id and the revision. An argument value,
-a result or a credential never is. Trace context rides in ``params._meta`` under
-the unprefixed W3C keys (the conventions, "Context propagation"; SEP-414).
+a result or a credential never is, unless the application asks for a tool call's
+arguments (`tool_arguments`: the conventions' Opt-In ``gen_ai.tool.call.arguments``,
+cut to a size it chooses). Trace context rides in ``params._meta`` under the
+unprefixed W3C keys (the conventions, "Context propagation"; SEP-414).
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
+
+import msgspec
 
 from ..types.server import CallToolResult
 from ..wire.jsonrpc import RequestId
@@ -29,6 +33,7 @@ __all__ = [
     "TRACE_KEYS",
     "operation",
     "result_error",
+    "tool_arguments",
     "trace_carrier",
 ]
 
@@ -42,6 +47,10 @@ REQUEST_ID: Final = "jsonrpc.request.id"
 PROTOCOL_VERSION: Final = "mcp.protocol.version"
 ERROR_TYPE: Final = "error.type"
 STATUS_CODE: Final = "rpc.response.status_code"
+ARGUMENTS: Final = "gen_ai.tool.call.arguments"
+"""Opt-In: "Parameters passed to the tool call. (This attribute may contain
+sensitive information.)"; on a span, a JSON string when structured values are
+not supported (note [13] of the conventions' tables)."""
 
 TRACE_KEYS: Final = ("traceparent", "tracestate", "baggage")
 """The `_meta` keys trace context travels under, unprefixed (SEP-414)."""
@@ -107,6 +116,27 @@ def operation(
     if revision:
         attributes[PROTOCOL_VERSION] = revision
     return name, attributes
+
+
+def tool_arguments(method: str, params: Any, cap: int) -> str | None:
+    """The arguments of a ``tools/call`` as JSON, cut to ``cap`` bytes (at a
+    character's boundary), or None for another method or a call without any.
+
+    Only what the peer put in ``params.arguments`` is taken: never ``_meta``
+    (trace context, a client's own keys) nor a header of the transport.
+    """
+    if method != _TOOL_CALL:
+        return None
+    arguments = _member(params, "arguments")
+    if not isinstance(arguments, dict):
+        return None
+    try:
+        data = msgspec.json.encode(arguments)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if len(data) > cap:
+        data = data[:cap]
+    return data.decode("utf-8", "ignore")
 
 
 def result_error(result: Any) -> str | None:

@@ -28,6 +28,19 @@ def metrics_address(text: str) -> tuple[str, int]:
     return (host.strip("[]") or "127.0.0.1", number)
 
 
+DEFAULT_ARGUMENT_BYTES = 1024
+"""Bytes ``--otel-record-arguments`` records when it names none: enough for most
+calls' arguments, too few to ship a document."""
+
+
+def argument_bytes(text: str) -> int:
+    """``BYTES`` of ``--otel-record-arguments``: 0 or more."""
+    number = int(text)
+    if number < 0:
+        raise ValueError(f"{number} bytes")
+    return number
+
+
 def add_telemetry_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--otel",
@@ -42,6 +55,16 @@ def add_telemetry_arguments(parser: argparse.ArgumentParser) -> None:
         type=metrics_address,
         help="serve the metrics for a Prometheus scrape at http://HOST:PORT/metrics "
         "(HOST 127.0.0.1 by default), on a port of its own (the otel extra)",
+    )
+    parser.add_argument(
+        "--otel-record-arguments",
+        metavar="BYTES",
+        nargs="?",
+        const=DEFAULT_ARGUMENT_BYTES,
+        type=argument_bytes,
+        help="with --otel, put each tool call's arguments on its span "
+        "(gen_ai.tool.call.arguments), as JSON cut to BYTES "
+        f"(default {DEFAULT_ARGUMENT_BYTES}); off unless given: arguments may be secrets",
     )
 
 
@@ -66,7 +89,11 @@ def start_telemetry(args: argparse.Namespace, service_name: str) -> Any:
         raise SystemExit(2) from None
     try:
         telemetry = configure(
-            traces=args.otel, metrics=args.otel, scrape=args.metrics, service_name=service_name
+            traces=args.otel,
+            metrics=args.otel,
+            scrape=args.metrics,
+            service_name=service_name,
+            record_arguments=getattr(args, "otel_record_arguments", None),
         )
     except (ValueError, OSError) as exc:
         print(f"mcp-core: error: {exc}", file=sys.stderr)

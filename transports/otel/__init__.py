@@ -40,6 +40,7 @@ def instrument(
     tracer_provider: TracerProvider | None = None,
     meter_provider: MeterProvider | None = None,
     propagator: TextMapPropagator | None = None,
+    record_arguments: int | None = None,
 ) -> None:
     """Trace and measure every server and client of this process from now on.
 
@@ -49,13 +50,22 @@ def instrument(
         propagator: how trace context is put in and read from ``params._meta``;
             by default the global one (W3C trace context and baggage, unless
             ``OTEL_PROPAGATORS`` says otherwise).
+        record_arguments: put each tool call's arguments on its spans, as JSON
+            cut to this many bytes (``gen_ai.tool.call.arguments``, Opt-In in
+            the conventions: arguments may hold what must not leave the
+            process); None, the default, records none.
+
+    Raises:
+        ValueError: ``record_arguments`` is negative.
     """
+    if record_arguments is not None and record_arguments < 0:
+        raise ValueError(f"record_arguments={record_arguments}: a number of bytes, 0 or more")
     tracer = trace.get_tracer(SCOPE, __version__, tracer_provider=tracer_provider)
     meter = metrics.get_meter(SCOPE, __version__, meter_provider=meter_provider)
     own = OwnMeters(meter)
     watch_gauges(own)
-    hooks.server = ServerSpans(tracer, meter, propagator)
-    hooks.client = ClientSpans(tracer, meter, propagator)
+    hooks.server = ServerSpans(tracer, meter, propagator, record_arguments)
+    hooks.client = ClientSpans(tracer, meter, propagator, record_arguments)
     hooks.meters = own
 
 

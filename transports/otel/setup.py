@@ -135,6 +135,7 @@ def configure(
     metrics: bool = True,
     scrape: tuple[str, int] | None = None,
     service_name: str = "mcp-core",
+    record_arguments: int | None = None,
 ) -> Telemetry:
     """Set up the SDK from the ``OTEL_*`` variables and `instrument` with it.
 
@@ -145,11 +146,15 @@ def configure(
             0 picks one), or None.
         service_name: ``service.name`` unless ``OTEL_SERVICE_NAME`` or
             ``OTEL_RESOURCE_ATTRIBUTES`` say otherwise.
+        record_arguments: see `instrument` (off by default).
 
     Raises:
-        ValueError: an exporter variable names an exporter we do not have.
+        ValueError: an exporter variable names an exporter we do not have, or
+            ``record_arguments`` is negative.
         OSError: the scrape endpoint cannot listen.
     """
+    if record_arguments is not None and record_arguments < 0:
+        raise ValueError(f"record_arguments={record_arguments}: a number of bytes, 0 or more")
     resource = Resource.create({SERVICE_NAME: service_name}) if service_name else Resource.create()
     if "OTEL_SERVICE_NAME" in os.environ or "service.name=" in os.environ.get(
         "OTEL_RESOURCE_ATTRIBUTES", ""
@@ -174,5 +179,6 @@ def configure(
     instrument(
         tracer_provider=tracer_provider or NoOpTracerProvider(),
         meter_provider=meter_provider,
+        record_arguments=record_arguments,
     )
     return Telemetry(tracer_provider, meter_provider, bound, stop)

@@ -16,7 +16,9 @@ What the spans say comes from `mcp_core.session.telemetry` (method, target, requ
 id, revision) and the transport (session id, ``network.transport``). No argument,
 result, error message or credential goes on a span or a metric: an error is its
 JSON-RPC code (``error.type`` and ``rpc.response.status_code``), or the class name
-of what ended a client's request (``TimeoutError``, ``ConnectionClosed``).
+of what ended a client's request (``TimeoutError``, ``ConnectionClosed``). The one
+exception is asked for: ``arguments=N`` puts a tool call's arguments on its spans
+(``gen_ai.tool.call.arguments``, Opt-In in the conventions), JSON cut to N bytes.
 """
 
 from __future__ import annotations
@@ -35,11 +37,13 @@ from mcp_core import McpError
 from mcp_core.session import RequestReceived
 from mcp_core.session.requests import with_meta
 from mcp_core.session.telemetry import (
+    ARGUMENTS,
     ERROR_TYPE,
     METRIC_KEYS,
     STATUS_CODE,
     operation,
     result_error,
+    tool_arguments,
     trace_carrier,
 )
 from mcp_core.wire import INTERNAL_ERROR, RequestId
@@ -151,10 +155,16 @@ class _Spans:
     role = ""
 
     def __init__(
-        self, tracer: Tracer, meter: Meter, propagator: TextMapPropagator | None = None
+        self,
+        tracer: Tracer,
+        meter: Meter,
+        propagator: TextMapPropagator | None = None,
+        arguments: int | None = None,
     ) -> None:
         self._tracer = tracer
         self._propagation = _Propagation(propagator)
+        #: Bytes of a tool call's arguments put on its span; None: none.
+        self.arguments = arguments
         operations, sessions = (
             f"mcp.{self.role}.{what}.duration" for what in ("operation", "session")
         )
@@ -168,9 +178,13 @@ class ServerSpans(_Spans):
     role = "server"
 
     def __init__(
-        self, tracer: Tracer, meter: Meter, propagator: TextMapPropagator | None = None
+        self,
+        tracer: Tracer,
+        meter: Meter,
+        propagator: TextMapPropagator | None = None,
+        arguments: int | None = None,
     ) -> None:
-        super().__init__(tracer, meter, propagator)
+        super().__init__(tracer, meter, propagator, arguments)
         self._open = meter.create_up_down_counter(
             "mcp_core.server.sessions", unit="{session}", description="Sessions open."
         )
@@ -186,6 +200,8 @@ class ServerSpans(_Spans):
             attributes[SESSION_ID] = where.session_id
         if where.network_transport is not None:
             attributes[NETWORK_TRANSPORT] = where.network_transport
+        if self.arguments is not None:
+            _record_arguments(attributes, event.method, event.params, self.arguments)
         carrier = trace_carrier(event.params)
         parent: otel_context.Context | None = None
         links: list[Link] | None = None
@@ -226,6 +242,12 @@ class ServerSpans(_Spans):
         return ended
 
 
+def _record_arguments(attributes: dict[str, Any], method: str, params: Any, cap: int) -> None:
+    value = tool_arguments(method, params, cap)
+    if value is not None:
+        attributes[ARGUMENTS] = value
+
+
 def _transport(where: Served) -> dict[str, Any]:
     transport = where.network_transport
     return {} if transport is None else {NETWORK_TRANSPORT: transport}
@@ -240,6 +262,8 @@ class ClientSpans(_Spans):
         self, client: Any, method: str, params: Any, send: Callable[..., Awaitable[Any]]
     ) -> Any:
         name, attributes = operation(method, params, None, client.revision)
+        if self.arguments is not None:
+            _record_arguments(attributes, method, params, self.arguments)
         span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
         ctx = trace.set_span_in_context(span)
         carrier: dict[str, str] = {}

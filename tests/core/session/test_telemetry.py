@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_core.session.telemetry import METRIC_KEYS, operation, result_error, trace_carrier
+from mcp_core.session.telemetry import (
+    METRIC_KEYS,
+    operation,
+    result_error,
+    tool_arguments,
+    trace_carrier,
+)
 from mcp_core.types import (
     CallToolRequestParams,
     CallToolResult,
@@ -83,3 +89,15 @@ def test_trace_context_is_read_from_meta_unprefixed() -> None:
     assert trace_carrier(CallToolRequestParams(name="x")) is None
     assert trace_carrier({"_meta": {"traceparent": 5}}) is None
     assert trace_carrier(None) is None
+
+
+def test_tool_arguments_only_of_a_tool_call_cut_at_a_character() -> None:
+    params = CallToolRequestParams(name="echo", arguments={"text": "é" * 10})
+    assert tool_arguments("tools/call", params, 1000) == '{"text":"' + "é" * 10 + '"}'
+    assert tool_arguments("tools/call", params, 12) == '{"text":"é'  # 9 + 2, then half of one
+    as_dict = {"name": "echo", "arguments": {"n": 1}, "_meta": {"traceparent": "00-x"}}
+    assert tool_arguments("tools/call", as_dict, 1000) == '{"n":1}'
+    assert tool_arguments("tools/call", {"name": "echo"}, 1000) is None
+    assert tool_arguments("prompts/get", {"name": "p", "arguments": {"a": "b"}}, 1000) is None
+    unencodable = {"name": "echo", "arguments": {"when": object()}}
+    assert tool_arguments("tools/call", unencodable, 1000) is None

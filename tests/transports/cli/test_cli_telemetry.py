@@ -150,11 +150,15 @@ TRACE_ID: Final = "4bf92f3577b34da6a3ce929d0e0e4736"
 PARENT_ID: Final = "00f067aa0ba902b7"
 
 
+@pytest.mark.parametrize("record", [(), ("--otel-record-arguments=12",)], ids=["", "arguments"])
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
-def test_stdio_takes_the_trace_context_from_meta(tmp_path: Path, backend: str) -> None:
+def test_stdio_takes_the_trace_context_from_meta(
+    tmp_path: Path, backend: str, record: tuple[str, ...]
+) -> None:
     # Bytes in on stdin: a 2025-11-25 handshake, then a call whose _meta carries a
     # W3C traceparent (the conventions' example); the answer on stdout, the
     # server span on stderr, a child of that parent, on the "pipe" transport.
+    # Its arguments only when asked for, cut to the bytes asked.
     path = tmp_path / "app.py"
     path.write_text(textwrap.dedent(APP))
     call = (
@@ -167,8 +171,9 @@ def test_stdio_takes_the_trace_context_from_meta(tmp_path: Path, backend: str) -
         '"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
         '{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
     )
+    command = ["serve", str(path), "--otel", *record, "--backend", backend]
     done = subprocess.run(
-        [sys.executable, "-m", "transports", "serve", str(path), "--otel", "--backend", backend],
+        [sys.executable, "-m", "transports", *command],
         input=(handshake + call + "\n").encode(),
         env={
             **os.environ,
@@ -188,4 +193,8 @@ def test_stdio_takes_the_trace_context_from_meta(tmp_path: Path, backend: str) -
     assert f'"parent_id": "0x{PARENT_ID}"' in span
     assert '"kind": "SpanKind.SERVER"' in span
     assert '"network.transport": "pipe"' in span
+    if record:  # 12 bytes: {"name":"s3c
+        assert '"gen_ai.tool.call.arguments": "{\\"name\\":\\"s3c"' in span
+    else:
+        assert "gen_ai.tool.call.arguments" not in err
     assert SECRET not in err
