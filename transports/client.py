@@ -259,6 +259,9 @@ class Client:
             declared = with_extension(declared, extension, settings)
         if declared is not config.capabilities:
             self.session.config = msgspec.structs.replace(config, capabilities=declared)
+        #: What the connector gave once connected (the HTTP endpoint, the stdio
+        #: process), for telemetry to say where the client talks to.
+        self.transport: Any = None
         self._driver: Driver | None = None
         self._stack: AsyncExitStack | None = None
         self._ready = anyio.Event()
@@ -286,7 +289,7 @@ class Client:
             driver.on_close(self._closed_early)
             if self._callbacks.notified:
                 self._start_notes(tg)
-            await stack.enter_async_context(self._connector(driver))
+            self.transport = await stack.enter_async_context(self._connector(driver))
             stack.callback(driver.close, "the client was closed")
             await self._open(driver)
             observer = hooks.client

@@ -34,6 +34,7 @@ from opentelemetry.propagators.textmap import TextMapPropagator
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode, Tracer
 
 from mcp_core import McpError
+from mcp_core.http.client import HttpClientEndpoint
 from mcp_core.session import RequestReceived
 from mcp_core.session.requests import with_meta
 from mcp_core.session.telemetry import (
@@ -48,6 +49,7 @@ from mcp_core.session.telemetry import (
 )
 from mcp_core.wire import INTERNAL_ERROR, RequestId
 
+from ..stdio_process import StdioProcess
 from ..telemetry import Served
 
 __all__ = ["ClientSpans", "ServerSpans"]
@@ -57,6 +59,8 @@ BUCKETS: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300
 
 SESSION_ID: Final = "mcp.session.id"
 NETWORK_TRANSPORT: Final = "network.transport"
+SERVER_ADDRESS: Final = "server.address"
+SERVER_PORT: Final = "server.port"
 PROTOCOL_VERSION: Final = "mcp.protocol.version"
 CANCELLED: Final = "cancelled"
 
@@ -248,6 +252,21 @@ def _record_arguments(attributes: dict[str, Any], method: str, params: Any, cap:
         attributes[ARGUMENTS] = value
 
 
+def _peer(transport: Any) -> dict[str, Any]:
+    # Where a Client talks to, by what its connector gave (Client.transport):
+    # the HTTP endpoint (the server's address and port from its URL, and the
+    # session's id once the server gave one) or the stdio child (a pipe).
+    if isinstance(transport, HttpClientEndpoint):
+        _, host, port = transport.origin
+        found: dict[str, Any] = {NETWORK_TRANSPORT: "tcp", SERVER_ADDRESS: host, SERVER_PORT: port}
+        if transport.session_id is not None:
+            found[SESSION_ID] = transport.session_id
+        return found
+    if isinstance(transport, StdioProcess):
+        return {NETWORK_TRANSPORT: "pipe"}
+    return {}
+
+
 def _transport(where: Served) -> dict[str, Any]:
     transport = where.network_transport
     return {} if transport is None else {NETWORK_TRANSPORT: transport}
@@ -262,6 +281,7 @@ class ClientSpans(_Spans):
         self, client: Any, method: str, params: Any, send: Callable[..., Awaitable[Any]]
     ) -> Any:
         name, attributes = operation(method, params, None, client.revision)
+        attributes.update(_peer(client.transport))
         if self.arguments is not None:
             _record_arguments(attributes, method, params, self.arguments)
         span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
@@ -275,6 +295,8 @@ class ClientSpans(_Spans):
             span.set_attribute("jsonrpc.request.id", str(request_id))
 
         metric = _metric_attributes(attributes)
+        if NETWORK_TRANSPORT in attributes:
+            metric[NETWORK_TRANSPORT] = attributes[NETWORK_TRANSPORT]
         token = otel_context.attach(ctx)
         return await _observed(
             span, metric, token, self._operations, send(params, sent=sent), server=False
@@ -284,7 +306,10 @@ class ClientSpans(_Spans):
         started = _clock()
 
         def ended(error: str | None) -> None:
+            peer = _peer(client.transport)
             attributes: dict[str, Any] = {}
+            if NETWORK_TRANSPORT in peer:
+                attributes[NETWORK_TRANSPORT] = peer[NETWORK_TRANSPORT]
             if client.revision:
                 attributes[PROTOCOL_VERSION] = client.revision
             if error is not None:

@@ -48,6 +48,23 @@ async def test_a_call_over_http_is_one_trace(way: str) -> None:
     assert attributes["mcp.protocol.version"] == revisions[-1]
     assert ("mcp.session.id" in attributes) == (revisions[-1] != "2026-07-28")
     assert "private words" not in repr(attributes)
+    # The client's side: where it talks to, and the same session (streamable
+    # HTTP of the handshake era: the HTTP+SSE session's id is in its POST URL).
+    client = dict(called.attributes or {})
+    assert (client["server.address"], client["server.port"]) == ("127.0.0.1", port)
+    assert client["network.transport"] == "tcp"
+    assert client["mcp.protocol.version"] == revisions[-1]
+    assert client.get("mcp.session.id") == (
+        attributes["mcp.session.id"] if way == "2025-11-25" else None
+    )
+    assert "private words" not in repr(client)
+    (durations,) = [
+        point
+        for point in record.metrics()["mcp.client.operation.duration"]
+        if point.attributes["mcp.method.name"] == "tools/call"
+    ]
+    assert durations.attributes["network.transport"] == "tcp"
+    assert "server.address" not in durations.attributes  # not a metric's attribute
 
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
