@@ -12,6 +12,11 @@
 # it was served); this module only chooses that session when the log is on,
 # measures the time, and writes the line. A session is chosen when it is made,
 # so turning the log on affects the sessions made after.
+#
+# A request the HTTP server refuses before any session reads it (a 4xx or 5xx
+# answer: malformed, unauthorized, unknown session, too large...) gets a line of
+# its own from `refused`, with the HTTP method, the path and the status: the HTTP
+# service and the two adapters call it where they decide such an answer.
 
 from __future__ import annotations
 
@@ -20,11 +25,12 @@ import time
 from typing import Any, Final
 
 from mcp_core import Limits, ServerSession
+from mcp_core.http.decisions import HttpRequest
 from mcp_core.session import ServerConfig
 from mcp_core.session.access import AccessSession, Answered, tag
 from mcp_core.wire import DEFAULT_LIMITS, Message
 
-__all__ = ["access_log", "server_session"]
+__all__ = ["access_log", "refused", "server_session"]
 
 access_log: Final = logging.getLogger("mcp_core.access")
 if access_log.level == logging.NOTSET:
@@ -105,6 +111,44 @@ def _write(entry: Answered, now: float, session: str, principal: str) -> None:
     if entry.target is not None:
         extra[entry.target] = subject
     access_log.info("%s", " ".join(parts), extra=extra)
+
+
+REFUSED: Final = "refused"
+"""Status of a request the HTTP server refused before MCP read it."""
+
+
+def refused(head: HttpRequest | None, status: int, principal: str | None = None) -> None:
+    """Log a request the HTTP server answered with ``status`` (400 or more)
+    before any MCP session read it; nothing when the log is off.
+
+    Args:
+        head: the request's head, or None when it could not be read.
+        status: the HTTP status it was answered with.
+        principal: who the authentication hook said it comes from, if it ran.
+    """
+    if status < 400 or not access_log.isEnabledFor(_INFO):
+        return
+    method = path = None
+    session = "-"
+    if head is not None:
+        method = head.method[:16]
+        # The path alone: a query may carry a session id (HTTP+SSE) or an argument.
+        path = (head.prefix + head.target.partition("?")[0])[:_MAX_SUBJECT]
+        session_id = head.headers.get("mcp-session-id")
+        if session_id is not None:
+            session = tag(session_id)
+    tagged = "-" if principal is None else tag(principal)
+    line = f"{method or '-'} {_quoted(path or '-')} {REFUSED} {status}"
+    extra = {
+        "method": None,
+        "http_method": method,
+        "path": path,
+        "status": REFUSED,
+        "http_status": status,
+        "session": session,
+        "principal": tagged,
+    }
+    access_log.info("%s session=%s principal=%s", line, session, tagged, extra=extra)
 
 
 def _quoted(text: str) -> str:

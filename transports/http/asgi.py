@@ -53,6 +53,7 @@ from mcp_core.http.decisions import Headers, HttpRequest, Reply
 from mcp_core.http.server import HttpServerConfig
 from mcp_core.wire import DEFAULT_LIMITS
 
+from ..access import refused
 from ..driver import DEFAULT_MAX_CONCURRENCY
 from .service import DEFAULT_TIMEOUTS, Authenticate, HttpService, HttpTimeouts, PeerGone
 
@@ -205,7 +206,10 @@ class AsgiApp:
             self._requests.add(cancel)
             try:
                 if not service.is_running:
-                    probed = await service.health.answer(_head(scope), started=False)
+                    head = _head(scope)
+                    probed = await service.health.answer(head, started=False)
+                    if probed is None:
+                        refused(head, _NOT_RUNNING.status)
                     await out.reply(probed or _NOT_RUNNING)
                     return
                 await self._answer(out, scope, receive)
@@ -228,10 +232,13 @@ class AsgiApp:
             with anyio.fail_after(service.timeouts.body):
                 body = await _read_body(receive, endpoint.config.max_body_bytes)
         except TimeoutError:
+            refused(head, 408)
             await out.reply(Reply(408, close=True))
             return
         if body is None:
-            await out.reply(endpoint.too_large())
+            too_large = endpoint.too_large()
+            refused(head, too_large.status)
+            await out.reply(too_large)
         elif isinstance(admitted, Reply):
             await out.reply(admitted)
         else:

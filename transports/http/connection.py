@@ -17,6 +17,7 @@ from anyio.abc import SocketAttribute, SocketStream, TaskGroup
 from mcp_core.http.decisions import Headers, HttpRequest, Reply
 
 from .. import backend
+from ..access import refused
 from ..errors import RECEIVE_ENDED, SEND_FAILED
 from .head_lines import response_head, with_lines
 from .service import PeerGone
@@ -251,6 +252,8 @@ class HttpConnection:
                 # here; the client may send it again on a new connection. A
                 # health probe is answered (not ready: draining).
                 probed = await service.health.answer(head, started=True)
+                if probed is None:
+                    refused(head, _SHUTTING_DOWN.status)
                 await self.reply(probed or _SHUTTING_DOWN)
                 await self._linger()
                 return
@@ -259,7 +262,7 @@ class HttpConnection:
                 # RFC 9112 section 6.3: a request with both Transfer-Encoding and
                 # Content-Length is a smuggling attempt as often as a mistake; the
                 # server MUST close the connection after responding.
-                await self._fail(400)
+                await self._fail(400, head)
                 await self._linger()
                 return
             admitted = await service.admit(head)
@@ -270,10 +273,12 @@ class HttpConnection:
             try:
                 body = await self._read_body(endpoint.config.max_body_bytes)
             except h11.RemoteProtocolError as exc:
-                await self._fail(exc.error_status_hint)
+                await self._fail(exc.error_status_hint, head)
                 return
             if body is None:
-                await self.reply(endpoint.too_large())
+                too_large = endpoint.too_large()
+                refused(head, too_large.status)
+                await self.reply(too_large)
                 await self._linger()
                 return
             if isinstance(admitted, Reply):
@@ -401,8 +406,9 @@ class HttpConnection:
         out = (self.h11.send(h11.Data(data=data)) or b"") if data else b""
         await self._send(out + (self.h11.send(_END) or b""))
 
-    async def _fail(self, status: int) -> None:
+    async def _fail(self, status: int, head: HttpRequest | None = None) -> None:
         if self.h11.our_state in (h11.IDLE, h11.SEND_RESPONSE):
+            refused(head, status)
             with contextlib.suppress(PeerGone, h11.LocalProtocolError):
                 await self.reply(Reply(status, close=True))
 

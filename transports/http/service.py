@@ -73,6 +73,7 @@ from mcp_core.wire import DEFAULT_LIMITS, Message
 from mcp_core.wire.errors import RemoteProtocolError, SharedStateUnavailable
 from mcp_core.wire.jsonrpc import decode_message
 
+from ..access import refused
 from ..auth.bearer import BearerAuth
 from ..backend import loop_clock
 from ..driver import DEFAULT_MAX_CONCURRENCY
@@ -323,7 +324,11 @@ class HttpService:
             # server card's: answered before the Host, Origin and auth checks
             # (see `health`, mcp_core/http/server_card.py).
             card = self.endpoint.card.answer(head, self._config)
-            return card or await self.health.answer(head, started=self.is_running) or refusal
+            answer = card or await self.health.answer(head, started=self.is_running)
+            if answer is None:
+                refused(head, refusal.status)
+                return refusal
+            return answer
         if self.authenticate is None:
             return Admitted()
         try:
@@ -334,10 +339,13 @@ class HttpService:
             # A bug in the hook, or a backend it could not reach: the client gets a
             # 500 (and the connection closes, its body unread), the log the cause.
             log.exception("the authenticate hook failed on %s %s", head.method, head.target)
+            refused(head, 500)
             plain = (("content-type", "text/plain"),)
             return Reply(500, plain, b"Internal Server Error", close=True)
         if isinstance(found, AuthRefusal):
-            return found.reply()
+            reply = found.reply()
+            refused(head, reply.status)
+            return reply
         if isinstance(found, Principal):
             return Admitted(found.subject, found.scopes)
         return Admitted(found)
@@ -368,6 +376,7 @@ class HttpService:
                 self._end_here,
             )
             if refusal is not None:
+                refused(head, refusal.status, principal)
                 await out.reply(refusal)
                 return
         if self.shipper is not None:
@@ -376,6 +385,7 @@ class HttpService:
         for session_id in self.endpoint.take_evicted():
             self._end(session_id, "evicted")
         if isinstance(decision, Reply):
+            refused(head, decision.status, principal)
             await out.reply(decision)
         elif isinstance(decision, Dispatch):
             await self._dispatch(out, decision, principal)

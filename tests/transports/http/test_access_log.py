@@ -19,13 +19,16 @@ import anyio
 import pytest
 from adapter_flavours import by_flavour, flavour_fixture  # noqa: F401
 from anyio.streams.stapled import StapledObjectStream
-from http_helpers import LIMIT, META, call, initialize, modern_headers
+from asgi_by_hand import asgi_request
+from http_helpers import LIMIT, META, RawClient, call, initialize, modern_headers, running
 from test_http_sse_2024 import serving
 
 from mcp_core import Server
 from mcp_core.http import AuthRefusal, HttpRequest
+from mcp_core.http.server import HttpServerConfig
 from mcp_core.session.access import tag
 from transports.cli.logs import JsonFormatter, TextFormatter
+from transports.http.asgi import asgi_app
 from transports.server_connection import serve_stream
 
 pytestmark = pytest.mark.anyio
@@ -241,3 +244,105 @@ async def test_http_logs_both_eras_without_credentials(
     said = rendered(access)
     for hidden in (SECRET, TOKEN, PRINCIPAL, session_id, "Bearer"):
         assert hidden not in said
+
+
+async def refused_with(
+    port: int, target: str, method: str, body: Any = None, **headers: str
+) -> int:
+    """Send one request on a connection of its own; the status it got."""
+    async with RawClient(port, target) as raw:
+        await raw.send(method, body, **headers)
+        return (await raw.head()).status
+
+
+async def test_http_refusals_get_a_line_each_with_their_status(
+    flavour: tuple[str, str], access: list[logging.LogRecord]
+) -> None:
+    # Refused before any MCP session reads them: the line says the HTTP method,
+    # the path (never its query) and the status; never a credential, a body or
+    # a session id (a tag of it).
+    auth = {"authorization": f"Bearer {TOKEN}"}
+    config = HttpServerConfig(max_body_bytes=4096)
+    unknown = "no-such-session-4a1f"
+    async with serving(flavour, make_server(), config, authenticate=bearer) as served:
+        mcp = f"{served.prefix}/mcp"
+        port = served.port
+        got = [
+            await refused_with(
+                port, mcp, "POST", b'{"jsonrpc": "2.0", "id": 1, ' + SECRET.encode(), **auth
+            ),
+            await refused_with(
+                port, mcp, "POST", call("echo", {"text": SECRET}), mcp_session_id=unknown, **auth
+            ),
+            await refused_with(
+                port, mcp, "POST", call("echo", {"text": SECRET}), accept="text/html", **auth
+            ),
+            await refused_with(
+                port, mcp, "POST", call("echo", {"text": SECRET}), content_type="text/plain", **auth
+            ),
+            await refused_with(
+                port,
+                mcp,
+                "POST",
+                call("echo", {"text": SECRET}),
+                authorization="Bearer wrong-" + TOKEN,
+            ),
+            await refused_with(port, mcp, "POST", call("echo", {"text": SECRET * 500}), **auth),
+            await refused_with(port, f"{served.prefix}/elsewhere?token={TOKEN}", "GET", **auth),
+        ]
+    assert got == [400, 404, 406, 415, 401, 413, 404]
+    lines = [r for r in access if getattr(r, "status", None) == "refused"]
+    assert [r.http_status for r in lines] == got  # type: ignore[attr-defined]
+    assert [r.path for r in lines] == [mcp] * 6 + [f"{served.prefix}/elsewhere"]  # type: ignore[attr-defined]
+    assert {r.http_method for r in lines} == {"POST", "GET"}  # type: ignore[attr-defined]
+    assert lines[1].session == tag(unknown)  # type: ignore[attr-defined]
+    assert lines[0].principal == tag(PRINCIPAL)  # type: ignore[attr-defined]
+    assert lines[4].principal == "-"  # type: ignore[attr-defined]
+    assert "POST /mcp refused 400" in lines[0].getMessage().replace(served.prefix, "")
+    said = rendered(access)
+    for hidden in (SECRET, TOKEN, PRINCIPAL, unknown, "Bearer"):
+        assert hidden not in said
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_asgi_refusals_on_both_backends(
+    anyio_backend: str, access: list[logging.LogRecord]
+) -> None:
+    # The ASGI app driven by hand (no trio ASGI server is installed): before
+    # its lifespan a request is refused 503; then as under uvicorn.
+    app = asgi_app(make_server(), config=HttpServerConfig(max_body_bytes=4096), authenticate=bearer)
+    auth = {"authorization": f"Bearer {TOKEN}"}
+    echo = call("echo", {"text": SECRET})
+    got = [(await asgi_request(app, "POST", "/mcp", echo, **auth)).status]
+    async with app.running():
+        for body, headers in [
+            (b"{" + SECRET.encode(), auth),
+            (echo, {"mcp_session_id": "no-such-session", **auth}),
+            (echo, {}),
+            (call("echo", {"text": SECRET * 500}), auth),
+        ]:
+            got.append((await asgi_request(app, "POST", "/mcp", body, **headers)).status)
+    assert got == [503, 400, 404, 401, 413]
+    lines = [r for r in access if getattr(r, "status", None) == "refused"]
+    assert [(r.http_method, r.path, r.http_status) for r in lines] == [  # type: ignore[attr-defined]
+        ("POST", "/mcp", status) for status in got
+    ]
+    said = rendered(access)
+    for hidden in (SECRET, TOKEN, PRINCIPAL, "no-such-session", "Bearer"):
+        assert hidden not in said
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+async def test_an_unreadable_request_head_is_logged_without_one(
+    anyio_backend: str, access: list[logging.LogRecord]
+) -> None:
+    async with running(make_server()) as port:
+        sock = await anyio.connect_tcp("127.0.0.1", port)
+        async with sock:
+            await sock.send(b"NOT HTTP AT ALL\r\n\r\n")
+            with anyio.fail_after(LIMIT):
+                first = await sock.receive()
+    assert first.startswith(b"HTTP/1.1 400 ")
+    (line,) = [r for r in access if getattr(r, "status", None) == "refused"]
+    assert (line.http_method, line.path, line.http_status) == (None, None, 400)  # type: ignore[attr-defined]
+    assert line.getMessage() == "- - refused 400 session=- principal=-"
