@@ -29,6 +29,7 @@ from .record import (
     moved,
     took,
 )
+from .status import TRANSITIONS
 from .store import MemoryTaskStore, TaskStore
 
 __all__ = ["ENGINES", "TaskEngine", "TaskNotFound", "TaskConflict"]
@@ -90,7 +91,9 @@ class TaskEngine:
         #: task never leaves it). With replicas sharing a store, each counts
         #: what it did, and their sum is the whole (a task made on one replica
         #: and cancelled on another is +1 working there, -1 working here).
-        self.counts: Counter[str] = Counter()
+        #: Every status is a key from the start: telemetry reads the counts from
+        #: another thread, and a dict that never grows can be read meanwhile.
+        self.counts: Counter[str] = Counter(dict.fromkeys(TRANSITIONS, 0))
         ENGINES.add(self)
 
     # --- listening -----------------------------------------------------------------------

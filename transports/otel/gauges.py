@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from mcp_core.tasks.engine import ENGINES
+from mcp_core.tasks.engine import ENGINES, TaskEngine
 from mcp_core.tasks.status import TRANSITIONS
 
 from .. import threads
@@ -33,10 +33,20 @@ def _links() -> Iterable[tuple[int, dict[str, str]]]:
     return [(count, {"state": state}) for state, count in sorted(states.items())]
 
 
+def _engines() -> list[TaskEngine]:
+    # Read from the scrape's thread: a server made meanwhile changes the set.
+    for _ in range(8):
+        try:
+            return list(ENGINES)
+        except RuntimeError:  # changed size during iteration
+            continue
+    return []
+
+
 def _tasks() -> Iterable[tuple[int, dict[str, str]]]:
     # Every status, 0 included: a series that exists from the start.
     counts: Counter[str] = Counter(dict.fromkeys(TRANSITIONS, 0))
-    for engine in list(ENGINES):
+    for engine in _engines():
         counts.update(engine.counts)
     return [(count, {"status": status}) for status, count in counts.items()]
 

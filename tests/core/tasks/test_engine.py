@@ -63,7 +63,8 @@ def test_counts_by_status() -> None:
     tasks = engine(ttl_ms=10_000)
     first = run(tasks.create(None, MODERN, 0.0))
     second = run(tasks.create(None, MODERN, 0.0))
-    assert tasks.counts == {"working": 2}
+    assert +tasks.counts == {"working": 2}
+    assert set(tasks.counts) == set(TRANSITIONS)  # every status, from the start
     first, _ = run(tasks.ask(first, {None: b"{}"}, 1.0))
     assert (tasks.counts["working"], tasks.counts["input_required"]) == (1, 1)
     run(tasks.cancel(None, first.task_id, 2.0))
