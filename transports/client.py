@@ -268,6 +268,9 @@ class Client:
         self._failure: BaseException | None = None
         self._notes: Any = None
         self._listening: dict[RequestId, _Listening] = {}
+        observer = hooks.client
+        if observer is not None:  # before the session sends or hears anything
+            observer.observe(self)
 
     # --- lifetime ---------------------------------------------------------------------
 

@@ -96,6 +96,9 @@ class OneRequest:
         self.session = server_session(
             server.config(revisions=revisions), limits, principal=principal
         )
+        observer = hooks.server
+        if observer is not None:  # its notifications: progress, logs, subscriptions
+            observer.observe(self.session, self)
         self._sink = sink
         self._audience: Audience | None = None
         #: True once the request ended: nothing more is sent.

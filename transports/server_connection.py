@@ -221,7 +221,10 @@ class ServerConnection:
         # connections of this application (see audience.py), joined by `watch`.
         self._audience: Audience | None = None
         observer = hooks.server
-        self._ended = None if observer is None else observer.session_started(self)
+        self._ended = None
+        if observer is not None:
+            observer.observe(self.session, self)
+            self._ended = observer.session_started(self)
         if watching:
             self.watch()
 

@@ -16,16 +16,26 @@
 #            under the server span;
 #   client   `Client.request` (every request a `Client` sends, so a gateway's
 #            upstream calls too) and a Client's lifetime;
+#   observe  a notification, sent or received, on either side: the session's
+#            own `messages_to_send` and `receive_message`, where every message
+#            of every transport passes, wrapped on the session when it is made
+#            (`ServerConnection`, `OneRequest`, `Client`) if an observer is
+#            installed then: a session made while off has nothing to skip;
 #   meters   counts of our own: sessions, streams, evictions, Redis round trips.
+#
+# The HTTP service says where each request comes from (`CLIENT_PEER`, set only
+# while a server observer is installed) for the server spans' client.address
+# and client.port.
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from contextvars import ContextVar
+from typing import Any, Final, Protocol
 
 from mcp_core.session import RequestReceived
 
-__all__ = ["ClientObserver", "Meters", "Served", "ServerObserver", "hooks"]
+__all__ = ["CLIENT_PEER", "ClientObserver", "Meters", "Served", "ServerObserver", "hooks"]
 
 
 class Served(Protocol):
@@ -44,6 +54,10 @@ class ServerObserver(Protocol):
         """A session began; returns what to call when it ends (with the error
         type it ended with, or None)."""
 
+    def observe(self, session: Any, where: Served) -> None:
+        """Observe the notifications ``session`` (a ServerSession served at
+        ``where``) sends and receives, from now on."""
+
 
 class ClientObserver(Protocol):
     async def request(
@@ -59,6 +73,10 @@ class ClientObserver(Protocol):
 
     def session_started(self, client: Any) -> Callable[[str | None], None]:
         """A client session opened; returns what to call when it closes."""
+
+    def observe(self, client: Any) -> None:
+        """Observe the notifications ``client.session`` sends and receives,
+        from now on."""
 
 
 class Meters(Protocol):
@@ -80,6 +98,14 @@ class Hooks:
 
 hooks = Hooks()
 """The one set of hooks of this process (read with ``hooks.server`` etc.)."""
+
+CLIENT_PEER: Final[ContextVar[tuple[str, int | None] | None]] = ContextVar(
+    "mcp_core_client_peer", default=None
+)
+"""Where the HTTP request being served comes from: its client's address (behind
+the trusted proxies) and port (None when a proxy named the address), set by the
+HTTP service for each request while a server observer is installed; what a
+handler task started for it inherits."""
 
 # Names of our own metrics (their kinds and meanings: transports/otel/meters.py).
 SSE_STREAMS = "mcp_core.http.sse.streams"

@@ -32,6 +32,7 @@ __all__ = [
     "METRIC_KEYS",
     "TRACE_KEYS",
     "operation",
+    "readable",
     "result_error",
     "tool_arguments",
     "trace_carrier",
@@ -66,8 +67,42 @@ _TARGETS: Final = {
     "tools/call": ("name", TOOL),
     "prompts/get": ("name", PROMPT),
 }
-_URI_METHODS: Final = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
+# Note [4] of the conventions' tables: the requests and the notification that
+# carry a resource URI.
+_URI_METHODS: Final = frozenset(
+    {
+        "resources/read",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "notifications/resources/updated",
+    }
+)
 _TOOL_CALL: Final = "tools/call"
+
+
+class _Facts(msgspec.Struct):
+    # What telemetry reads of params still in their JSON (a notification as it
+    # arrives): the target and the trace context, nothing else.
+    name: Any = None
+    uri: Any = None
+    meta: Any = msgspec.field(default=None, name="_meta")
+
+
+_facts = msgspec.json.Decoder(_Facts)
+
+
+def readable(params: Any) -> Any:
+    """``params``, or what telemetry reads of it (a dict of its ``name``, ``uri``
+    and ``_meta``) when it is still JSON (msgspec.Raw), as a notification's are
+    on arrival; None when that JSON is not an object. Read once, for both
+    `operation` and `trace_carrier`."""
+    if type(params) is not msgspec.Raw:
+        return params
+    try:
+        facts = _facts.decode(params)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return {"name": facts.name, "uri": facts.uri, "_meta": facts.meta}
 
 
 def _member(params: Any, name: str) -> Any:
@@ -93,12 +128,14 @@ def operation(
 
     Args:
         method: the MCP method.
-        params: its params (an MCP Struct or a dict), read for the target only.
+        params: its params (an MCP Struct, a dict, or still JSON), read for the
+            target only.
         request_id: the JSON-RPC id (None for a notification).
         revision: the protocol revision it is served or sent under, if known.
     """
     attributes = {METHOD: method}
     name = method
+    params = readable(params)
     target = _TARGETS.get(method)
     if target is not None:
         value = _member(params, target[0])
@@ -151,7 +188,9 @@ def result_error(result: Any) -> str | None:
 
 
 def trace_carrier(params: Any) -> dict[str, str] | None:
-    """The trace context keys of ``params._meta``, if it has any."""
+    """The trace context keys of ``params._meta``, if it has any (``params``: an
+    MCP Struct, a dict, or still JSON)."""
+    params = readable(params)
     meta = _member(params, "meta") if not isinstance(params, dict) else params.get("_meta")
     if not meta or not isinstance(meta, dict):
         return None

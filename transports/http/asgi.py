@@ -201,7 +201,7 @@ class AsgiApp:
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         service = self.service
-        out = _Responder(receive, send, service.timeouts)
+        out = _Responder(receive, send, service.timeouts, scope)
         with anyio.CancelScope() as cancel:
             self._requests.add(cancel)
             try:
@@ -293,7 +293,8 @@ def _encode(headers: Headers) -> list[tuple[bytes, bytes]]:
 class _Responder:
     """The service's `Responder` for one ASGI request."""
 
-    def __init__(self, receive: Receive, send: Send, timeouts: HttpTimeouts) -> None:
+    def __init__(self, receive: Receive, send: Send, timeouts: HttpTimeouts, scope: Scope) -> None:
+        self._scope = scope
         self._receive = receive
         self._send = send
         self._write_timeout = timeouts.write
@@ -301,6 +302,11 @@ class _Responder:
         self.complete = False
         self._watching: anyio.CancelScope | None = None
         self._gone = False
+
+    @property
+    def peer(self) -> tuple[str, int] | None:
+        client = self._scope.get("client")  # ASGI: [host, port], or None
+        return (str(client[0]), int(client[1])) if client else None
 
     async def _out(self, message: Message) -> None:
         try:

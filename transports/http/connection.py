@@ -308,6 +308,11 @@ class HttpConnection:
 
     # --- writing (the Responder) -------------------------------------------------------------
 
+    @property
+    def peer(self) -> tuple[str, int] | None:
+        found = self.sock.extra(SocketAttribute.remote_address, None)
+        return (str(found[0]), int(found[1])) if isinstance(found, tuple) else None
+
     async def _send(self, data: bytes) -> None:
         # The write's deadline is recorded for the server's sweep, which closes
         # the socket of a write still waiting past it (a client that stopped

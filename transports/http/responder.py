@@ -19,7 +19,12 @@ class PeerGone(Exception):
 
 class Responder(Protocol):
     """How the service writes one response; every method raises `PeerGone` when
-    the client is gone."""
+    the client is gone.
+
+    A responder may also have ``peer``, the other end of its connection as
+    (address, port): telemetry reads it, when on, for the conventions'
+    ``client.address`` and ``client.port`` (the h11 server's and the ASGI
+    adapter's have it), so it may cost a look-up."""
 
     async def reply(self, reply: Reply) -> None:
         """Send a whole response with a known length."""

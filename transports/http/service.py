@@ -66,6 +66,7 @@ from mcp_core.http.decisions import (
     Reply,
     SendOnStream,
 )
+from mcp_core.http.forwarded import client_address
 from mcp_core.http.server import HttpEndpoint, HttpServerConfig
 from mcp_core.session.config import ServerConfig
 from mcp_core.types import LEGACY_REVISIONS
@@ -79,7 +80,7 @@ from ..backend import loop_clock
 from ..driver import DEFAULT_MAX_CONCURRENCY
 from ..one_request import OneRequest
 from ..server_connection import ServerConnection
-from ..telemetry import SESSIONS_ENDED, SSE_STREAMS, hooks
+from ..telemetry import CLIENT_PEER, SESSIONS_ENDED, SSE_STREAMS, hooks
 from .admission import Admitted, Authenticate
 from .answers import Answers
 from .health import Health
@@ -350,6 +351,17 @@ class HttpService:
             return Admitted(found.subject, found.scopes)
         return Admitted(found)
 
+    def _peer(self, out: Responder, head: HttpRequest) -> tuple[str, int | None] | None:
+        # The client's address as the rest of the server takes it (the quota per
+        # address): behind the trusted proxies, the one they forwarded, whose
+        # port they do not say; else the connection's peer, with its port.
+        trusted = self.endpoint.config.trusted_proxies
+        address = client_address(head.client, head.headers, trusted)
+        if address is None:
+            return None
+        peer: tuple[str, int] | None = getattr(out, "peer", None)
+        return (address, peer[1] if peer is not None and peer[0] == address else None)
+
     async def handle(
         self,
         out: Responder,
@@ -366,6 +378,10 @@ class HttpService:
         Raises:
             PeerGone: the client went away before the answer was written.
         """
+        if hooks.server is not None:
+            # For the server spans of this request (and of the handler tasks
+            # it starts, which inherit the context).
+            CLIENT_PEER.set(self._peer(out, head))
         now = self.now()
         if self.shared is not None:
             refusal = await self.shared.before(

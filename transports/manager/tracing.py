@@ -3,7 +3,8 @@
 The hooks sit on the client's session, where every message of every transport
 passes: what arrives (``receive_bytes``, ``receive_message``) and what leaves
 (``messages_to_send``). They are installed only while a trace is on, so a
-connection without one pays nothing, and removed when it is switched off.
+connection without one pays nothing, and removed when it is switched off (what
+was there before, telemetry's own wrappers, stays).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ Record = Callable[[str, Any], None]
 a message object)."""
 
 _HOOKED = ("receive_bytes", "receive_message", "messages_to_send")
+_KEPT = "_traced_kept"
 
 
 def install(session: ClientSession, record: Record) -> None:
@@ -57,14 +59,23 @@ def install(session: ClientSession, record: Record) -> None:
             record("sent", _encoded(message))
         return out
 
+    # What the session had of its own (telemetry's wrappers: transports/otel/
+    # notifications.py), put back by `uninstall`.
+    session.__dict__[_KEPT] = {
+        name: session.__dict__[name] for name in _HOOKED if name in session.__dict__
+    }
     for name, hook in zip(_HOOKED, (traced_bytes, traced_message, traced_out), strict=True):
         setattr(session, name, hook)
 
 
 def uninstall(session: ClientSession) -> None:
     """Stop tracing ``session``."""
+    kept = session.__dict__.pop(_KEPT, None)
+    if kept is None:
+        return
     for name in _HOOKED:
         session.__dict__.pop(name, None)
+    session.__dict__.update(kept)
 
 
 def _encoded(message: Message) -> bytes | str:

@@ -12,8 +12,12 @@ OpenTelemetry's semantic conventions for MCP (tests/spec/otel-mcp.md):
   operation and ``mcp.server.session.duration`` / ``mcp.client.session.duration``
   per session, histograms in seconds with the advised bucket boundaries.
 
+- a span per notification, sent (CLIENT) and received (SERVER), made by
+  `transports.otel.notifications` on the sessions `observe` is given.
+
 What the spans say comes from `mcp_core.session.telemetry` (method, target, request
-id, revision) and the transport (session id, ``network.transport``). No argument,
+id, revision) and the transport (session id, ``network.transport``, and on HTTP
+the request's ``client.address`` and ``client.port``: `CLIENT_PEER`). No argument,
 result, error message or credential goes on a span or a metric: an error is its
 JSON-RPC code (``error.type`` and ``rpc.response.status_code``), or the class name
 of what ended a client's request (``TimeoutError``, ``ConnectionClosed``). The one
@@ -47,10 +51,12 @@ from mcp_core.session.telemetry import (
     tool_arguments,
     trace_carrier,
 )
+from mcp_core.types import LEGACY_REVISIONS
 from mcp_core.wire import INTERNAL_ERROR, RequestId
 
 from ..stdio_process import StdioProcess
-from ..telemetry import Served
+from ..telemetry import CLIENT_PEER, Served
+from .notifications import NotificationSpans
 
 __all__ = ["ClientSpans", "ServerSpans"]
 
@@ -61,6 +67,8 @@ SESSION_ID: Final = "mcp.session.id"
 NETWORK_TRANSPORT: Final = "network.transport"
 SERVER_ADDRESS: Final = "server.address"
 SERVER_PORT: Final = "server.port"
+CLIENT_ADDRESS: Final = "client.address"
+CLIENT_PORT: Final = "client.port"
 PROTOCOL_VERSION: Final = "mcp.protocol.version"
 CANCELLED: Final = "cancelled"
 
@@ -144,6 +152,18 @@ class _Propagation:
         else:
             self._propagator.inject(carrier, context=ctx)
 
+    def remote(
+        self, carrier: dict[str, str] | None
+    ) -> tuple[otel_context.Context | None, list[Link] | None]:
+        """The parent of a receiver's span: the context ``carrier`` (read from
+        ``params._meta``) holds, with the ambient context (a transport's span)
+        linked; without a carrier, the ambient context as the parent."""
+        if carrier is None:
+            return None, None
+        ambient = trace.get_current_span().get_span_context()
+        # The transport's context, linked (the conventions, "Context propagation").
+        return self.extract(carrier), [Link(ambient)] if ambient.is_valid else None
+
 
 _DESCRIPTIONS: Final = {
     "mcp.server.operation.duration": "MCP request duration as observed on the receiver, "
@@ -174,6 +194,7 @@ class _Spans:
         )
         self._operations = _histogram(meter, operations, _DESCRIPTIONS[operations])
         self._sessions = _histogram(meter, sessions, _DESCRIPTIONS[sessions])
+        self._notifications = NotificationSpans(tracer, self._propagation)
 
 
 class ServerSpans(_Spans):
@@ -206,14 +227,8 @@ class ServerSpans(_Spans):
             attributes[NETWORK_TRANSPORT] = where.network_transport
         if self.arguments is not None:
             _record_arguments(attributes, event.method, event.params, self.arguments)
-        carrier = trace_carrier(event.params)
-        parent: otel_context.Context | None = None
-        links: list[Link] | None = None
-        if carrier is not None:
-            parent = self._propagation.extract(carrier)
-            ambient = trace.get_current_span().get_span_context()
-            if ambient.is_valid:  # the transport's context, linked (the conventions)
-                links = [Link(ambient)]
+        attributes.update(_from(where))
+        parent, links = self._propagation.remote(trace_carrier(event.params))
         span = self._tracer.start_span(
             name, context=parent, kind=SpanKind.SERVER, attributes=attributes, links=links
         )
@@ -227,6 +242,24 @@ class ServerSpans(_Spans):
             return await _observed(span, metric, token, self._operations, call, server=True)
         finally:
             self._active.add(-1)
+
+    def observe(self, session: Any, where: Served) -> None:
+        # A session serving 2026-07-28 requests has no revision of its own (each
+        # request carries one): its notifications are of the newest it serves.
+        modern = [r for r in session.config.revisions if r not in LEGACY_REVISIONS]
+
+        def facts(sending: bool) -> dict[str, Any]:
+            found = _transport(where)
+            revision = session.revision or (modern[-1] if modern else None)
+            if revision is not None:
+                found[PROTOCOL_VERSION] = revision
+            if where.session_id is not None:
+                found[SESSION_ID] = where.session_id
+            if not sending:  # the span of the receiver, the conventions' server span
+                found.update(_from(where))
+            return found
+
+        self._notifications.observe(session, facts)
 
     def session_started(self, where: Served) -> Callable[[str | None], None]:
         started = _clock()
@@ -267,6 +300,22 @@ def _peer(transport: Any) -> dict[str, Any]:
     return {}
 
 
+def _from(where: Served) -> dict[str, Any]:
+    # Where an HTTP request comes from (`CLIENT_PEER`, set by the HTTP service):
+    # only on HTTP, so that a server in memory called from a handler of an HTTP
+    # request (a gateway's upstream) does not take that request's client for its own.
+    if where.network_transport != "tcp":
+        return {}
+    peer = CLIENT_PEER.get()
+    if peer is None:
+        return {}
+    address, port = peer
+    found: dict[str, Any] = {CLIENT_ADDRESS: address}
+    if port is not None:
+        found[CLIENT_PORT] = port
+    return found
+
+
 def _transport(where: Served) -> dict[str, Any]:
     transport = where.network_transport
     return {} if transport is None else {NETWORK_TRANSPORT: transport}
@@ -301,6 +350,18 @@ class ClientSpans(_Spans):
         return await _observed(
             span, metric, token, self._operations, send(params, sent=sent), server=False
         )
+
+    def observe(self, client: Any) -> None:
+        def facts(sending: bool) -> dict[str, Any]:
+            found = _peer(client.transport)
+            if client.revision:
+                found[PROTOCOL_VERSION] = client.revision
+            if not sending:  # the receiver's span says nothing of a server's address
+                found.pop(SERVER_ADDRESS, None)
+                found.pop(SERVER_PORT, None)
+            return found
+
+        self._notifications.observe(client.session, facts)
 
     def session_started(self, client: Any) -> Callable[[str | None], None]:
         started = _clock()

@@ -101,3 +101,33 @@ def test_tool_arguments_only_of_a_tool_call_cut_at_a_character() -> None:
     assert tool_arguments("prompts/get", {"name": "p", "arguments": {"a": "b"}}, 1000) is None
     unencodable = {"name": "echo", "arguments": {"when": object()}}
     assert tool_arguments("tools/call", unencodable, 1000) is None
+
+
+def test_a_notification_as_it_arrives_is_read_for_its_uri_and_trace_context() -> None:
+    # Note [4] of the conventions' tables: notifications/resources/updated carries
+    # mcp.resource.uri. A notification's params arrive still JSON (msgspec.Raw).
+    import msgspec
+
+    from mcp_core.session.telemetry import readable
+
+    traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    raw = msgspec.Raw(
+        b'{"uri":"file://user:pw@host/notes?key=1","_meta":{"traceparent":"'
+        + traceparent.encode()
+        + b'","other":1}}'
+    )
+    params = readable(raw)
+    name, attributes = operation("notifications/resources/updated", params, None, "2025-11-25")
+    assert name == "notifications/resources/updated"
+    assert attributes == {
+        "mcp.method.name": "notifications/resources/updated",
+        "mcp.resource.uri": "file://host/notes",
+        "mcp.protocol.version": "2025-11-25",
+    }
+    assert trace_carrier(raw) == trace_carrier(params) == {"traceparent": traceparent}
+    # Not an object: nothing read, nothing raised.
+    assert readable(msgspec.Raw(b"[1]")) is None
+    assert trace_carrier(msgspec.Raw(b"[1]")) is None
+    assert operation("notifications/progress", msgspec.Raw(b"7"), None, None)[1] == {
+        "mcp.method.name": "notifications/progress"
+    }

@@ -48,6 +48,9 @@ async def test_a_call_over_http_is_one_trace(way: str) -> None:
     assert attributes["mcp.protocol.version"] == revisions[-1]
     assert ("mcp.session.id" in attributes) == (revisions[-1] != "2026-07-28")
     assert "private words" not in repr(attributes)
+    # Where the POST came from (HTTP+SSE too: its handler task inherits it).
+    assert attributes["client.address"] == "127.0.0.1"
+    assert isinstance(attributes["client.port"], int) and attributes["client.port"] != port
     # The client's side: where it talks to, and the same session (streamable
     # HTTP of the handshake era: the HTTP+SSE session's id is in its POST URL).
     client = dict(called.attributes or {})
