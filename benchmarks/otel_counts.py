@@ -1,8 +1,11 @@
 """Instructions telemetry adds per request when on, counted by valgrind's callgrind.
 
 The server observer (`transports.otel.spans.ServerSpans.serve`) around a handler
-that returns at once, and the client observer (`ClientSpans.request`) around a
-send that returns at once, with the SDK as `benchmarks.otel_on` sets it up (a
+that returns at once, the client observer (`ClientSpans.request`) around a send
+that returns at once, and a session's notification, sent (a progress
+notification out of ``messages_to_send``) or heard (one with a traceparent, as
+JSON, into ``receive_message``), on a stand-in session that `ServerSpans.observe`
+wrapped, with the SDK as `benchmarks.otel_on` sets it up (a
 batch span processor whose exporter drops the spans, metrics never collected),
 run ``--base`` and ``--base + --extra`` times in a process of its own under
 ``valgrind --tool=callgrind``; the difference of the totals over ``--extra`` is
@@ -22,7 +25,14 @@ from typing import Any, Final
 
 from .codec_counts import callgrind_total
 
-_CASES: Final = ("server", "server spans", "server metrics", "client")
+_CASES: Final = (
+    "server",
+    "server spans",
+    "server metrics",
+    "client",
+    "notification sent",
+    "notification heard",
+)
 
 
 def _drive(coroutine: Coroutine[Any, Any, Any]) -> None:
@@ -79,7 +89,44 @@ def _child(case: str, count: int) -> None:
     async def answered(*args: Any, **kwargs: Any) -> str:
         return "ok"
 
-    if case == "client":
+    if case.startswith("notification"):
+        import msgspec
+
+        from mcp_core.types.base import ProgressNotificationParams
+        from mcp_core.wire import Notification
+
+        sent = Notification(
+            method="notifications/progress",
+            params=ProgressNotificationParams(progress_token=1, progress=0.5),
+        )
+        heard = Notification(
+            method="notifications/progress",
+            params=msgspec.Raw(
+                b'{"progressToken":1,"progress":0.5,"_meta":{"traceparent":"%s"}}' % parent.encode()
+            ),
+        )
+
+        class Config:
+            revisions = ("2025-11-25",)
+
+        class Session:
+            revision = "2025-11-25"
+            config = Config()
+
+            def messages_to_send(self) -> list[Any]:
+                return [sent]
+
+            def receive_message(self, message: Any, now: float = 0.0) -> list[Any]:
+                return []
+
+        session = Session()
+        ServerSpans(tracer, meter).observe(session, Where())
+        for _ in range(count):
+            if case == "notification sent":
+                session.messages_to_send()
+            else:
+                session.receive_message(heard)
+    elif case == "client":
         client = ClientSpans(tracer, meter)
         for _ in range(count):
             _drive(client.request(Peer(), "tools/call", params, answered))
