@@ -119,8 +119,11 @@ def _child(case: str, count: int) -> None:
             def receive_message(self, message: Any, now: float = 0.0) -> list[Any]:
                 return []
 
+        from transports.telemetry import hooks
+
         session = Session()
-        ServerSpans(tracer, meter).observe(session, Where())
+        hooks.server = observer = ServerSpans(tracer, meter)  # installed: it observes
+        observer.observe(session, Where())
         for _ in range(count):
             if case == "notification sent":
                 session.messages_to_send()

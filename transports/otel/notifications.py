@@ -59,21 +59,24 @@ class NotificationSpans:
         self._tracer = tracer
         self._propagation = propagation
 
-    def observe(self, session: Any, facts: Facts) -> None:
+    def observe(self, session: Any, facts: Facts, installed: Callable[[], bool]) -> None:
         """Give every notification ``session`` sends or receives from now on its
-        span (what else it sends or receives passes untouched)."""
+        span (what else it sends or receives passes untouched), while
+        ``installed()`` (the observer has not been uninstalled)."""
         sent = session.messages_to_send
         received = session.receive_message
 
         def messages_to_send() -> list[Message]:
             out: list[Message] = sent()
+            if not out or not installed():
+                return out
             for index, message in enumerate(out):
                 if type(message) is Notification:
                     out[index] = self._sent(message, facts(True))
             return out
 
         def receive_message(message: Message, now: float = 0.0) -> Any:
-            if type(message) is not Notification:
+            if type(message) is not Notification or not installed():
                 return received(message, now)
             span = self._received(message, facts(False))
             token = otel_context.attach(trace.set_span_in_context(span))

@@ -55,7 +55,7 @@ from mcp_core.types import LEGACY_REVISIONS
 from mcp_core.wire import INTERNAL_ERROR, RequestId
 
 from ..stdio_process import StdioProcess
-from ..telemetry import CLIENT_PEER, Served
+from ..telemetry import CLIENT_PEER, Served, hooks
 from .notifications import NotificationSpans
 
 __all__ = ["ClientSpans", "ServerSpans"]
@@ -259,7 +259,7 @@ class ServerSpans(_Spans):
                 found.update(_from(where))
             return found
 
-        self._notifications.observe(session, facts)
+        self._notifications.observe(session, facts, lambda: hooks.server is self)
 
     def session_started(self, where: Served) -> Callable[[str | None], None]:
         started = _clock()
@@ -361,7 +361,7 @@ class ClientSpans(_Spans):
                 found.pop(SERVER_PORT, None)
             return found
 
-        self._notifications.observe(client.session, facts)
+        self._notifications.observe(client.session, facts, lambda: hooks.client is self)
 
     def session_started(self, client: Any) -> Callable[[str | None], None]:
         started = _clock()

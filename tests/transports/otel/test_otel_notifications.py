@@ -197,3 +197,17 @@ async def test_a_managers_message_trace_on_and_off_leaves_the_spans() -> None:
     assert len(heard) == 4 and traced.count("received") >= 3
     sent, received = _sides(record, "notifications/progress")
     assert len(sent) == len(received) == 4
+
+
+async def test_a_session_made_while_on_stops_when_uninstrumented() -> None:
+    from transports.otel import uninstrument
+
+    heard: list[Any] = []
+    with recorded() as record, anyio.fail_after(30):
+        async with connect_in_memory(_progress_server(), revisions=ERAS["legacy"]) as client:
+            await client.call_tool("count", {}, on_progress=heard.append)
+            uninstrument()
+            await client.call_tool("count", {}, on_progress=heard.append)
+    assert len(heard) == 4
+    sent, received = _sides(record, "notifications/progress")
+    assert len(sent) == len(received) == 2  # the first call's only
