@@ -408,6 +408,13 @@ class Client:
 
     async def _serve(self, event: RequestReceived) -> Any:
         # Legacy server-to-client requests; the session refused what we did not declare.
+        observer = hooks.client
+        if observer is None:
+            return await _run(self._callbacks.answer(event.method, event.params))
+        return await observer.answer(self, event, self._answer(event))
+
+    async def _answer(self, event: RequestReceived) -> Any:
+        # Inside the observer's span: a method we do not serve is its error too.
         return await _run(self._callbacks.answer(event.method, event.params))
 
     # --- requests ---------------------------------------------------------------------

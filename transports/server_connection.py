@@ -20,6 +20,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 import anyio
@@ -40,7 +41,7 @@ from .audience import Audience, join
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
 from .pump import DEFAULT_MAX_OUTBOX_BYTES, pump
 from .serving import Serving
-from .telemetry import hooks
+from .telemetry import Served, ServerObserver, hooks
 
 __all__ = ["ServerConnection", "serve_stream"]
 
@@ -156,6 +157,30 @@ class RequestPeer:
         return self.driver.serving.run_sync(fn)
 
 
+class ObservedPeer(RequestPeer):
+    """A `RequestPeer` whose requests to the client are observed: made instead
+    of one while a server observer is installed (off, nothing is wrapped)."""
+
+    __slots__ = ("observer", "where")
+
+    def __init__(
+        self,
+        driver: Driver,
+        session: ServerSession,
+        request_id: RequestId,
+        background: TaskGroup,
+        observer: ServerObserver,
+        where: Served,
+    ) -> None:
+        super().__init__(driver, session, request_id, background)
+        self.observer = observer
+        self.where = where
+
+    async def request(self, method: str, params: Any) -> Any:
+        send = partial(self.driver.request, method, related=self.request_id)
+        return await self.observer.ask(method, params, send, self.session, self.where)
+
+
 class ServerConnection:
     """One client connection served by ``server``.
 
@@ -241,13 +266,15 @@ class ServerConnection:
             self._audience = join(self.server, self)
 
     async def _handle(self, event: RequestReceived) -> Any:
+        observer = hooks.server
         ctx = Context(
             event,
-            RequestPeer(self.driver, self.session, event.id, self.background),
+            RequestPeer(self.driver, self.session, event.id, self.background)
+            if observer is None
+            else ObservedPeer(self.driver, self.session, event.id, self.background, observer, self),
             now=time.time(),
             principal=self.principal,
         )
-        observer = hooks.server
         if observer is None:
             result = await self.server.dispatch(event, ctx)
         else:

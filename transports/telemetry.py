@@ -16,6 +16,9 @@
 #            under the server span;
 #   client   `Client.request` (every request a `Client` sends, so a gateway's
 #            upstream calls too) and a Client's lifetime;
+#   asked    a request the server sends its client (handshake era): the
+#            server's `RequestPeer.request` (a handler's Context asking), and
+#            the client's `Client._serve` (its callback answering);
 #   observe  a notification, sent or received, on either side: the session's
 #            own `messages_to_send` and `receive_message`, where every message
 #            of every transport passes, wrapped on the session when it is made
@@ -50,6 +53,18 @@ class ServerObserver(Protocol):
         """Await ``call`` (the application answering ``event``) and return its
         result, observed (a span around it, its duration)."""
 
+    async def ask(
+        self,
+        method: str,
+        params: Any,
+        send: Callable[..., Awaitable[Any]],
+        session: Any,
+        where: Served,
+    ) -> Any:
+        """Send a request to the client (a handler asking for sampling,
+        elicitation or roots) with ``send(params, sent=fn)``, as
+        `ClientObserver.request` does, from ``session`` served at ``where``."""
+
     def session_started(self, where: Served) -> Callable[[str | None], None]:
         """A session began; returns what to call when it ends (with the error
         type it ended with, or None)."""
@@ -70,6 +85,10 @@ class ClientObserver(Protocol):
         """Send a request with ``send(params, sent=fn)`` (the params with the
         trace context put in their ``_meta``; ``fn`` is told the request's id)
         and return its result, observed."""
+
+    async def answer(self, client: Any, event: RequestReceived, call: Awaitable[Any]) -> Any:
+        """Await ``call`` (the client's callback answering the server's request
+        ``event``) and return its result, observed."""
 
     def session_started(self, client: Any) -> Callable[[str | None], None]:
         """A client session opened; returns what to call when it closes."""

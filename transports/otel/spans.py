@@ -13,7 +13,15 @@ OpenTelemetry's semantic conventions for MCP (tests/spec/otel-mcp.md):
   per session, histograms in seconds with the advised bucket boundaries.
 
 - a span per notification, sent (CLIENT) and received (SERVER), made by
-  `transports.otel.notifications` on the sessions `observe` is given.
+  `transports.otel.notifications` on the sessions `observe` is given;
+- the same pair, roles swapped, for a request the server sends its client
+  (handshake era: ``sampling/createMessage``, ``elicitation/create``,
+  ``roots/list``): the conventions' client span "is reported ... by the MCP
+  server when server initiates the operation", the server span "by the MCP
+  client when server initiates the operation", and each duration metric is
+  named for the side that reports it, as observed on the sender
+  (``mcp.client.operation.duration``) or on the receiver
+  (``mcp.server.operation.duration``), whichever peer that is.
 
 What the spans say comes from `mcp_core.session.telemetry` (method, target, request
 id, revision) and the transport (session id, ``network.transport``, and on HTTP
@@ -45,6 +53,7 @@ from mcp_core.session.telemetry import (
     ARGUMENTS,
     ERROR_TYPE,
     METRIC_KEYS,
+    REQUEST_ID,
     STATUS_CODE,
     operation,
     result_error,
@@ -195,6 +204,61 @@ class _Spans:
         self._operations = _histogram(meter, operations, _DESCRIPTIONS[operations])
         self._sessions = _histogram(meter, sessions, _DESCRIPTIONS[sessions])
         self._notifications = NotificationSpans(tracer, self._propagation)
+        # The operations of the other role (a request the server sends, one the
+        # client answers): the meter hands back the same instrument as the other
+        # observer's, name and description alike.
+        other = "client" if self.role == "server" else "server"
+        swapped = f"mcp.{other}.operation.duration"
+        self._swapped = _histogram(meter, swapped, _DESCRIPTIONS[swapped])
+
+    async def _answer(
+        self,
+        name: str,
+        attributes: dict[str, Any],
+        params: Any,
+        call: Awaitable[Any],
+        durations: Histogram,
+    ) -> Any:
+        """Await ``call`` (answering a request whose ``params`` were received)
+        in a span of kind SERVER, its parent the context in ``params._meta``."""
+        parent, links = self._propagation.remote(trace_carrier(params))
+        span = self._tracer.start_span(
+            name, context=parent, kind=SpanKind.SERVER, attributes=attributes, links=links
+        )
+        token = otel_context.attach(trace.set_span_in_context(span, parent))
+        metric = _metric_attributes(attributes)
+        if NETWORK_TRANSPORT in attributes:
+            metric[NETWORK_TRANSPORT] = attributes[NETWORK_TRANSPORT]
+        return await _observed(span, metric, token, durations, call, server=True)
+
+    async def _send(
+        self,
+        name: str,
+        attributes: dict[str, Any],
+        params: Any,
+        send: Callable[..., Awaitable[Any]],
+        durations: Histogram,
+    ) -> Any:
+        """Send a request with ``send(params, sent=fn)`` in a span of kind
+        CLIENT (a child of the current context), its context put in the
+        params' ``_meta``, until the answer comes."""
+        span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
+        ctx = trace.set_span_in_context(span)
+        carrier: dict[str, str] = {}
+        self._propagation.inject(carrier, ctx)
+        if carrier:
+            params = with_meta(params, carrier)
+
+        def sent(request_id: RequestId) -> None:
+            span.set_attribute(REQUEST_ID, str(request_id))
+
+        metric = _metric_attributes(attributes)
+        if NETWORK_TRANSPORT in attributes:
+            metric[NETWORK_TRANSPORT] = attributes[NETWORK_TRANSPORT]
+        token = otel_context.attach(ctx)
+        return await _observed(
+            span, metric, token, durations, send(params, sent=sent), server=False
+        )
 
 
 class ServerSpans(_Spans):
@@ -228,20 +292,26 @@ class ServerSpans(_Spans):
         if self.arguments is not None:
             _record_arguments(attributes, event.method, event.params, self.arguments)
         attributes.update(_from(where))
-        parent, links = self._propagation.remote(trace_carrier(event.params))
-        span = self._tracer.start_span(
-            name, context=parent, kind=SpanKind.SERVER, attributes=attributes, links=links
-        )
-        token = otel_context.attach(trace.set_span_in_context(span, parent))
-        metric = _metric_attributes(attributes)
-        if where.network_transport is not None:
-            metric[NETWORK_TRANSPORT] = where.network_transport
         # In flight: one series (labels would double the cost of a request's metrics).
         self._active.add(1)
         try:
-            return await _observed(span, metric, token, self._operations, call, server=True)
+            return await self._answer(name, attributes, event.params, call, self._operations)
         finally:
             self._active.add(-1)
+
+    async def ask(
+        self,
+        method: str,
+        params: Any,
+        send: Callable[..., Awaitable[Any]],
+        session: Any,
+        where: Served,
+    ) -> Any:
+        name, attributes = operation(method, params, None, session.revision)
+        attributes.update(_transport(where))
+        if where.session_id is not None:
+            attributes[SESSION_ID] = where.session_id
+        return await self._send(name, attributes, params, send, self._swapped)
 
     def observe(self, session: Any, where: Served) -> None:
         # A session serving 2026-07-28 requests has no revision of its own (each
@@ -333,23 +403,15 @@ class ClientSpans(_Spans):
         attributes.update(_peer(client.transport))
         if self.arguments is not None:
             _record_arguments(attributes, method, params, self.arguments)
-        span = self._tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
-        ctx = trace.set_span_in_context(span)
-        carrier: dict[str, str] = {}
-        self._propagation.inject(carrier, ctx)
-        if carrier:
-            params = with_meta(params, carrier)
+        return await self._send(name, attributes, params, send, self._operations)
 
-        def sent(request_id: RequestId) -> None:
-            span.set_attribute("jsonrpc.request.id", str(request_id))
-
-        metric = _metric_attributes(attributes)
-        if NETWORK_TRANSPORT in attributes:
-            metric[NETWORK_TRANSPORT] = attributes[NETWORK_TRANSPORT]
-        token = otel_context.attach(ctx)
-        return await _observed(
-            span, metric, token, self._operations, send(params, sent=sent), server=False
-        )
+    async def answer(self, client: Any, event: RequestReceived, call: Awaitable[Any]) -> Any:
+        name, attributes = operation(event.method, event.params, event.id, client.revision)
+        attributes.update(_peer(client.transport))
+        # The receiver's span: the server's address is not where this came from.
+        attributes.pop(SERVER_ADDRESS, None)
+        attributes.pop(SERVER_PORT, None)
+        return await self._answer(name, attributes, event.params, call, self._swapped)
 
     def observe(self, client: Any) -> None:
         def facts(sending: bool) -> dict[str, Any]:
