@@ -2,7 +2,9 @@
 
 The server observer (`transports.otel.spans.ServerSpans.serve`) around a handler
 that returns at once, the client observer (`ClientSpans.request`) around a send
-that returns at once, and a session's notification, sent (a progress
+that returns at once, the two sides of a request the server sends its client
+(``ServerSpans.ask`` around a send, ``ClientSpans.answer`` around a callback),
+and a session's notification, sent (a progress
 notification out of ``messages_to_send``) or heard (one with a traceparent, as
 JSON, into ``receive_message``), on a stand-in session that `ServerSpans.observe`
 wrapped, with the SDK as `benchmarks.otel_on` sets it up (a
@@ -32,6 +34,8 @@ _CASES: Final = (
     "client",
     "notification sent",
     "notification heard",
+    "server asks",
+    "client answers",
 )
 
 
@@ -45,6 +49,7 @@ def _drive(coroutine: Coroutine[Any, Any, Any]) -> None:
 
 
 def _child(case: str, count: int) -> None:
+    import msgspec
     from opentelemetry.metrics import NoOpMeterProvider
     from opentelemetry.sdk.metrics import MeterProvider
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -85,13 +90,12 @@ def _child(case: str, count: int) -> None:
 
     class Peer:
         revision = "2025-11-25"
+        transport = None  # in memory: no address
 
     async def answered(*args: Any, **kwargs: Any) -> str:
         return "ok"
 
     if case.startswith("notification"):
-        import msgspec
-
         from mcp_core.types.base import ProgressNotificationParams
         from mcp_core.wire import Notification
 
@@ -129,6 +133,31 @@ def _child(case: str, count: int) -> None:
                 session.messages_to_send()
             else:
                 session.receive_message(heard)
+    elif case in ("server asks", "client answers"):
+        # A request the server sends its client (a handler sampling): the
+        # server's CLIENT span around the send, the client's SERVER span around
+        # its callback, the request's params carrying a traceparent.
+        from mcp_core.types import CreateMessageRequestParams, SamplingMessage, TextContent
+
+        asked = CreateMessageRequestParams(
+            messages=[SamplingMessage(role="user", content=TextContent(text="x"))],
+            max_tokens=10,
+        )
+        if case == "server asks":
+            server = ServerSpans(tracer, meter)
+            where = Where()
+            for _ in range(count):
+                _drive(server.ask("sampling/createMessage", asked, answered, Peer(), where))
+        else:
+            client = ClientSpans(tracer, meter)
+            heard_request = RequestReceived(
+                id=1,
+                method="sampling/createMessage",
+                params=msgspec.structs.replace(asked, meta={"traceparent": parent}),
+                revision="2025-11-25",
+            )
+            for _ in range(count):
+                _drive(client.answer(Peer(), heard_request, answered()))
     elif case == "client":
         client = ClientSpans(tracer, meter)
         for _ in range(count):
