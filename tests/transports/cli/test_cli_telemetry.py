@@ -5,6 +5,7 @@ ours while calls are in flight; the console exporter writes the spans to stderr
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import selectors
@@ -198,3 +199,95 @@ def test_stdio_takes_the_trace_context_from_meta(
     else:
         assert "gen_ai.tool.call.arguments" not in err
     assert SECRET not in err
+
+
+ASKING: Final = """
+    from mcp_core import Context, Server
+
+    server = Server("asking", "1")
+
+
+    @server.tool
+    async def ask(ctx: Context) -> str:
+        \"\"\"Ask the client's model.\"\"\"
+        answer = await ctx.sample("a secret question", max_tokens=10)
+        return answer.content.text
+"""
+
+
+def console_spans(text: str) -> list[dict[str, Any]]:
+    """The spans the console exporter wrote (each a JSON object) among other lines."""
+    decoder = json.JSONDecoder()
+    spans: list[dict[str, Any]] = []
+    at = text.find("{")
+    while at != -1:
+        try:
+            found, end = decoder.raw_decode(text, at)
+        except ValueError:
+            at = text.find("{", at + 1)
+            continue
+        if isinstance(found, dict) and "context" in found:
+            spans.append(found)
+        at = text.find("{", end)
+    return spans
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_over_stdio_a_tools_sampling_is_one_trace(tmp_path: Path, backend: str) -> None:
+    # Our Client spawns `mcp-core serve --otel` on stdio; the tool samples the
+    # client's model. The child's spans (console, on its stderr) and ours (the
+    # SDK in memory) make one trace: our tools/call > its tools/call > its
+    # sampling/createMessage (CLIENT, on the pipe) > ours (SERVER) > our model's.
+    from otel_helpers import parent_of, recorded
+
+    from transports import connect_stdio
+
+    path = tmp_path / "app.py"
+    path.write_text(textwrap.dedent(ASKING))
+    env = {
+        "PYTHONPATH": str(paths.ROOT),
+        "OTEL_TRACES_EXPORTER": "console",
+        "OTEL_METRICS_EXPORTER": "none",
+    }
+    command = [sys.executable, "-m", "transports", "serve", str(path), "--otel"]
+    lines: list[bytes] = []
+
+    async def call(record: Any) -> str:
+        async def sampling(params: Any) -> dict[str, Any]:
+            with record.tracer_provider.get_tracer("app").start_as_current_span("model"):
+                return {
+                    "role": "assistant",
+                    "content": {"type": "text", "text": "hi"},
+                    "model": "m",
+                }
+
+        with anyio.fail_after(TIMEOUT_S):
+            async with connect_stdio(
+                command, env=env, stderr=lines.append, revisions=("2025-11-25",), sampling=sampling
+            ) as client:
+                result = await client.call_tool("ask", {})
+        return result.content[0].text  # type: ignore[union-attr,no-any-return]
+
+    with recorded() as record:
+        assert anyio.run(call, record, backend=backend) == "hi"
+        ours = record.spans()
+    theirs = {span["name"]: span for span in console_spans(b"\n".join(lines).decode())}
+    called = next(s for s in ours if s.name == "tools/call ask")
+    answered = next(s for s in ours if s.name == "sampling/createMessage")
+    (model,) = [s for s in ours if s.name == "model"]
+    served, asked = theirs["tools/call ask"], theirs["sampling/createMessage"]
+    trace_id = f"0x{called.context.trace_id:032x}"
+    assert served["context"]["trace_id"] == asked["context"]["trace_id"] == trace_id
+    assert served["parent_id"] == f"0x{called.context.span_id:016x}"
+    assert asked["parent_id"] == served["context"]["span_id"]
+    assert asked["kind"] == "SpanKind.CLIENT"
+    assert asked["attributes"]["network.transport"] == "pipe"
+    assert answered.kind.name == "SERVER"
+    assert f"0x{answered.parent.span_id:016x}" == asked["context"]["span_id"]  # type: ignore[union-attr]
+    assert dict(answered.attributes or {})["network.transport"] == "pipe"
+    assert (
+        asked["attributes"]["jsonrpc.request.id"]
+        == dict(answered.attributes or {})["jsonrpc.request.id"]
+    )
+    assert parent_of(model, ours) is answered
+    assert "secret" not in b"\n".join(lines).decode()
