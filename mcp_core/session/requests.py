@@ -101,20 +101,26 @@ class _Incoming(msgspec.Struct, gc=False):
     last_progress: float | None = None
 
 
-def with_meta(params: Any, extra: dict[str, Any]) -> Any:
+def with_meta(params: Any, extra: dict[str, Any], *, override: bool = False) -> Any:
     """``params`` with ``extra`` merged into its ``_meta`` (a new object); a key
     the params' own ``_meta`` has wins (a call declaring more per-request
-    capabilities than the session's, e.g. the tasks extension)."""
+    capabilities than the session's, e.g. the tasks extension), unless
+    ``override``: then ``extra``'s do (a sender's trace context replaces what
+    relayed params carried from an earlier hop)."""
     if params is UNSET or params is None:
         return {"_meta": extra}
     meta: Any = getattr(params, "meta", _NO_META)  # an MCP Struct has one; a dict has none
     if meta is _NO_META:
         if isinstance(params, dict):
             merged = dict(params)
-            merged["_meta"] = {**extra, **(params.get("_meta") or {})}
+            own = params.get("_meta") or {}
+            merged["_meta"] = {**own, **extra} if override else {**extra, **own}
             return merged
         meta = UNSET
-    return msgspec.structs.replace(params, meta={**extra, **meta} if meta else extra.copy())
+    if not meta:
+        return msgspec.structs.replace(params, meta=extra.copy())
+    merged = {**meta, **extra} if override else {**extra, **meta}
+    return msgspec.structs.replace(params, meta=merged)
 
 
 _NO_META: Final = object()

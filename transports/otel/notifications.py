@@ -101,7 +101,7 @@ class NotificationSpans:
         if not carrier:
             return message
         try:
-            params = with_meta(message.params, carrier)
+            params = with_meta(message.params, carrier, override=True)
         except TypeError:  # params of a shape without _meta (JSON already): as they are
             return message
         return Notification(method=message.method, params=params)

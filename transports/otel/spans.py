@@ -246,8 +246,8 @@ class _Spans:
         ctx = trace.set_span_in_context(span)
         carrier: dict[str, str] = {}
         self._propagation.inject(carrier, ctx)
-        if carrier:
-            params = with_meta(params, carrier)
+        if carrier:  # replacing what relayed params carried from an earlier hop
+            params = with_meta(params, carrier, override=True)
 
         def sent(request_id: RequestId) -> None:
             span.set_attribute(REQUEST_ID, str(request_id))

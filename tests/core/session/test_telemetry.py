@@ -131,3 +131,22 @@ def test_a_notification_as_it_arrives_is_read_for_its_uri_and_trace_context() ->
     assert operation("notifications/progress", msgspec.Raw(b"7"), None, None)[1] == {
         "mcp.method.name": "notifications/progress"
     }
+
+
+def test_a_senders_trace_context_replaces_the_one_relayed_params_carry() -> None:
+    # A gateway relays an upstream's request with the upstream's traceparent in
+    # _meta; the gateway's own span is the receiver's parent (the conventions,
+    # "Context propagation": the sender injects its context). Other keys stay.
+    from mcp_core.session.requests import with_meta
+
+    ours = {"traceparent": "00-" + "1" * 32 + "-" + "2" * 16 + "-01"}
+    relayed = {"traceparent": "00-" + "3" * 32 + "-" + "4" * 16 + "-01", "k": "v"}
+    params = CallToolRequestParams(name="t", meta=relayed)
+    for given in (params, {"name": "t", "_meta": relayed}):
+        replaced = with_meta(given, ours, override=True)
+        assert trace_carrier(replaced) == ours
+        meta = replaced.meta if isinstance(replaced, CallToolRequestParams) else replaced["_meta"]
+        assert meta["k"] == "v"
+        kept = with_meta(given, ours)  # without override the params' own keys win
+        assert trace_carrier(kept) == {"traceparent": relayed["traceparent"]}
+    assert with_meta(CallToolRequestParams(name="t"), ours, override=True).meta == ours
