@@ -45,7 +45,8 @@ def _asking_server(peers: list[Any] | None = None) -> Server:
             peers.append(ctx.peer)
         sampled = await ctx.sample("a secret question", max_tokens=10)
         elicited = await ctx.elicit("your name?", SCHEMA)
-        return f"{sampled.content.text} {elicited.action}"  # type: ignore[union-attr]
+        roots = await ctx.list_roots()
+        return f"{sampled.content.text} {elicited.action} {len(roots.roots)}"  # type: ignore[union-attr]
 
     return server
 
@@ -60,7 +61,10 @@ def _callbacks(record: Recorded | None) -> dict[str, Any]:
     async def elicitation(params: Any) -> dict[str, Any]:
         return {"action": "accept", "content": {"name": "Ada"}}
 
-    return {"sampling": sampling, "elicitation": elicitation}
+    async def roots() -> list[dict[str, Any]]:
+        return [{"uri": "file:///work", "name": "work"}]
+
+    return {"sampling": sampling, "elicitation": elicitation, "roots": roots}
 
 
 @asynccontextmanager
@@ -102,12 +106,12 @@ async def test_a_tools_sampling_and_elicitation_are_in_the_trace_of_its_call(way
             result = await client.call_tool("ask", {})
         spans = record.spans()
         metrics = record.metrics()
-    assert result.content[0].text == "hi accept"  # type: ignore[union-attr]
+    assert result.content[0].text == "hi accept 1"  # type: ignore[union-attr]
     called = _side(record, "tools/call ask", "CLIENT")
     served = _side(record, "tools/call ask", "SERVER")
     (model,) = record.named("model")
     chain: list[ReadableSpan] = [called, served]
-    for method in ("sampling/createMessage", "elicitation/create"):
+    for method in ("sampling/createMessage", "elicitation/create", "roots/list"):
         asked = _side(record, method, "CLIENT")  # the server's
         answered = _side(record, method, "SERVER")  # the client's
         assert parent_of(asked, spans) is served  # the handler's context
@@ -129,7 +133,7 @@ async def test_a_tools_sampling_and_elicitation_are_in_the_trace_of_its_call(way
             assert not {"mcp.session.id", "network.transport"} & (set(sender) | set(receiver))
             # On the wire: the request carries the server span's context.
             (request,) = [m for m in wire if m.get("method") == method]
-            traceparent = request["params"]["_meta"]["traceparent"]
+            traceparent = request["params"]["_meta"]["traceparent"]  # roots/list: params of its own
             assert f"{asked.context.span_id:016x}" in traceparent
     assert parent_of(model, spans) is _side(record, "sampling/createMessage", "SERVER")
     one_trace([*chain, model])
@@ -220,12 +224,12 @@ async def test_in_2026_07_28_the_asks_ride_in_the_result_and_have_no_span() -> N
         ) as client:
             result = await client.call_tool("ask", {})
         spans = record.spans()
-    assert result.content[0].text == "hi accept"  # type: ignore[union-attr]
+    assert result.content[0].text == "hi accept 1"  # type: ignore[union-attr]
     assert not record.named("sampling/createMessage")
     assert not record.named("elicitation/create")
     called = [s for s in record.named("tools/call ask") if s.kind.name == "CLIENT"]
     served = [s for s in record.named("tools/call ask") if s.kind.name == "SERVER"]
-    assert len(called) == len(served) == 3  # asks sampling, then elicitation, then done
+    assert len(called) == len(served) == 4  # sampling, elicitation, roots, then done
     for span in served:
         assert parent_of(span, spans) in called
     (model,) = record.named("model")
@@ -239,12 +243,12 @@ async def test_off_no_peer_is_wrapped_and_no_trace_context_is_sent(way: str) -> 
         async with _client(way, _asking_server(peers), **_callbacks(None)) as client:
             wire = _wire(client) if way == "memory" else []
             result = await client.call_tool("ask", {})
-    assert result.content[0].text == "hi accept"  # type: ignore[union-attr]
+    assert result.content[0].text == "hi accept 1"  # type: ignore[union-attr]
     assert [type(peer) for peer in peers] == [RequestPeer]
     if way == "memory":
-        methods = ("sampling/createMessage", "elicitation/create")
+        methods = ("sampling/createMessage", "elicitation/create", "roots/list")
         asks = [message for message in wire if message.get("method") in methods]
-        assert len(asks) == 2
+        assert len(asks) == 3
         assert all("traceparent" not in json.dumps(message) for message in asks)
 
 
