@@ -25,8 +25,10 @@ import msgspec
 
 from ..types.server import CallToolResult
 from ..wire.jsonrpc import RequestId
+from .base import BaseSession
 
 __all__ = [
+    "ANSWERED_BY_SESSION",
     "ERROR_TYPE",
     "METHOD",
     "METRIC_KEYS",
@@ -61,6 +63,12 @@ METRIC_KEYS: Final = frozenset(
 )
 """The operation attributes that go on the duration metrics too: the resource URI
 is Opt-In there, and a request id is one value per request."""
+
+ANSWERED_BY_SESSION: Final = BaseSession._answered_at_once
+"""The requests a session answers itself the moment they arrive (``ping``: 2025-11-25
+basic/utilities/ping.mdx, "The receiver MUST respond promptly"): no
+RequestReceived reaches the application, so their server span is made where the
+session takes the message."""
 
 # method -> (the params member naming the target, its attribute)
 _TARGETS: Final = {

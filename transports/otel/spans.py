@@ -329,7 +329,7 @@ class ServerSpans(_Spans):
                 found.update(_from(where))
             return found
 
-        self._notifications.observe(session, facts, lambda: hooks.server is self)
+        self._notifications.observe(session, facts, lambda: hooks.server is self, self._operations)
 
     def session_started(self, where: Served) -> Callable[[str | None], None]:
         started = _clock()
@@ -423,7 +423,9 @@ class ClientSpans(_Spans):
                 found.pop(SERVER_PORT, None)
             return found
 
-        self._notifications.observe(client.session, facts, lambda: hooks.client is self)
+        self._notifications.observe(
+            client.session, facts, lambda: hooks.client is self, self._swapped
+        )
 
     def session_started(self, client: Any) -> Callable[[str | None], None]:
         started = _clock()

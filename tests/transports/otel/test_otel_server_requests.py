@@ -260,3 +260,43 @@ async def test_on_a_peer_is_observed() -> None:
         ) as client:
             await client.call_tool("ask", {})
     assert [type(peer) for peer in peers] == [ObservedPeer]
+
+
+@pytest.mark.parametrize("way", ["memory", "http"])
+async def test_a_ping_either_way_has_its_pair_of_spans(way: str) -> None:
+    # A session answers ping itself (2025-11-25 basic/utilities/ping.mdx): the
+    # receiver's span is made where the session takes it, with its duration.
+    # Our Context has no ping of its own: the handler sends one through its peer.
+    server = Server("pinging", "1.0")
+
+    @server.tool
+    async def knock(ctx: Context) -> str:
+        await ctx.peer.request("ping", None)
+        return "there"
+
+    with recorded() as record, anyio.fail_after(30):
+        async with _client(way, server) as client:
+            await client.ping()  # client to server
+            await client.call_tool("knock", {})  # server to client
+        spans = record.spans()
+        metrics = record.metrics()
+    pings = record.named("ping")
+    sent = sorted((s for s in pings if s.kind.name == "CLIENT"), key=lambda s: s.start_time)
+    heard = [s for s in pings if s.kind.name == "SERVER"]
+    assert len(sent) == len(heard) == 2
+    served = _side(record, "tools/call knock", "SERVER")
+    assert sent[0].parent is None  # the client's, from no span
+    assert parent_of(sent[1], spans) is served  # the server's, from the handler
+    for span in sent:
+        (receiver,) = [s for s in heard if parent_of(s, spans) is span]
+        assert receiver.attributes["jsonrpc.request.id"] == span.attributes["jsonrpc.request.id"]  # type: ignore[index]
+        assert receiver.attributes["mcp.protocol.version"] == "2025-11-25"  # type: ignore[index]
+    points = [
+        p
+        for p in metrics["mcp.server.operation.duration"]
+        if p.attributes["mcp.method.name"] == "ping"
+    ]
+    assert sum(p.count for p in points) == 2
+    assert {p.attributes.get("network.transport") for p in points} == {
+        "tcp" if way == "http" else None
+    }
