@@ -211,9 +211,9 @@ class _Backend:
         }
 
 
-def build_case(backend: _Backend, in_flight: int) -> Case:
-    """One answer mode and concurrency on one backend, for `run_case_async`."""
-    calls = CALLS_PER_OP[in_flight]
+def build_case(backend: _Backend, in_flight: int, calls: int) -> Case:
+    """One answer mode and concurrency on one backend, in bursts of ``calls``, for
+    `run_case_async`."""
     how = "one at a time" if in_flight == 1 else f"{in_flight} in flight"
     return Case(
         name=f"call_tool_{backend.backend}_{backend.answers}_{in_flight}",
@@ -249,11 +249,12 @@ async def _run_backend(
         for label, why in backend.skipped.items():
             result.skipped.setdefault(label, why)
         for in_flight in IN_FLIGHT:
-            case = build_case(backend, in_flight)
+            calls = settings.burst(CALLS_PER_OP[in_flight], in_flight)
+            case = build_case(backend, in_flight, calls)
             count = len(case.implementations)
             progress(f"http: {case.name}: {case.title} ({count} implementations)")
             measured = await run_case_async(case, settings)
-            result.cases.append(scaled(measured, CALLS_PER_OP[in_flight]))
+            result.cases.append(scaled(measured, calls))
         return backend.server_of
 
 

@@ -148,8 +148,7 @@ def _fastmcp_clients() -> dict[str, Callable[[], AbstractAsyncContextManager[Any
 # --- timing ---------------------------------------------------------------------------------------
 
 
-def _line_burst(stream: StdioStream, in_flight: int) -> Callable[[], Awaitable[None]]:
-    calls = CALLS_PER_OP[in_flight]
+def _line_burst(stream: StdioStream, in_flight: int, calls: int) -> Callable[[], Awaitable[None]]:
     if in_flight == 1:
 
         async def sequential() -> None:
@@ -245,18 +244,18 @@ class _Backend:
             self.server_cpu[label] = clock
 
 
-def build_case(backend: _Backend, in_flight: int) -> Case:
-    """One concurrency level on one backend, every connected implementation in it.
+def build_case(backend: _Backend, in_flight: int, calls: int) -> Case:
+    """One concurrency level on one backend, every connected implementation in it,
+    timed in bursts of ``calls``.
 
     The implementations are coroutine functions, for `run_case_async`.
     """
-    calls = CALLS_PER_OP[in_flight]
     how = "one at a time" if in_flight == 1 else f"{in_flight} in flight"
     implementations = {
         label: burst(call, in_flight, calls) for label, call in backend.calls.items()
     }
     if backend.lines is not None:
-        implementations[LINES] = _line_burst(backend.lines, in_flight)
+        implementations[LINES] = _line_burst(backend.lines, in_flight, calls)
     return Case(
         name=f"call_tool_{backend.backend}_{in_flight}",
         title=(
@@ -286,11 +285,12 @@ async def _run_backend(
         for label, why in backend.skipped.items():
             result.skipped.setdefault(label, why)
         for in_flight in IN_FLIGHT:
-            case = build_case(backend, in_flight)
+            calls = settings.burst(CALLS_PER_OP[in_flight], in_flight)
+            case = build_case(backend, in_flight, calls)
             count = len(case.implementations)
             progress(f"stdio: {case.name}: {case.title} ({count} implementations)")
             measured = await run_case_async(case, settings)
-            result.cases.append(scaled(measured, CALLS_PER_OP[in_flight]))
+            result.cases.append(scaled(measured, calls))
 
 
 def run(settings: Settings, progress: Progress) -> LayerResult:
