@@ -58,7 +58,7 @@ from transports.stdio_streams import StdioStream
 from .bursts import Call, burst, children, latency_burst, process_cpu
 from .echo_servers import echo_call, ratios_by_kind, rows
 from .harness import Case, CpuClock, Settings, run_case_async, scaled
-from .layers import LayerResult, Progress, optional_peers
+from .layers import LayerResult, Progress, optional_peers, peer_client
 
 __all__ = ["BACKENDS", "CALLS_PER_OP", "CORE", "IN_FLIGHT", "build_case", "run", "server_argv"]
 
@@ -186,7 +186,7 @@ class _Backend:
     async def connect_all(self, progress: Progress, full: bool = True) -> None:
         for label, make in _core_clients(self.backend).items():
             # Ours must work: a failure here is a bug, not a skip.
-            await self._connect(label, make)
+            await self._connect(label, make())
         before = children()
         process = await self._stack.enter_async_context(
             open_stdio_process(server_argv("lines", self.backend), env=_ENV)
@@ -217,17 +217,16 @@ class _Backend:
                     )
         for label, make in makers.items():
             try:
-                await self._connect(label, make)
+                await self._connect(label, peer_client(make(), label, progress))
             except Exception as exc:
                 self.skipped[label] = f"could not connect: {exc!r}"
                 progress(f"stdio: {label}: skipped ({exc!r})")
 
-    async def _connect(
-        self, label: str, make: Callable[[], AbstractAsyncContextManager[Any]]
-    ) -> None:
-        # One client and child per implementation; a row per kind of tool on it.
+    async def _connect(self, label: str, client: AbstractAsyncContextManager[Any]) -> None:
+        # One client and child per implementation (its child starts as it is
+        # entered); a row per kind of tool on it.
         before = children()
-        connected = await self._stack.enter_async_context(make())
+        connected = await self._stack.enter_async_context(client)
         spawned = children() - before
         found = {
             name: await echo_call(connected, TEXT, tool)
