@@ -78,7 +78,8 @@ class Settings:
         runs: timed batches per implementation (median and min-max are over these).
         target_batch_s: the calibrated duration of one batch.
         warmup_s: the upper bound on warm-up and calibration per implementation.
-        iterations: a fixed batch size, skipping calibration (for tests).
+        iterations: a fixed batch size, skipping calibration, and the smallest
+            bursts (`burst`): for tests.
         latency_samples: single calls timed per implementation for percentiles.
         backends: the event loops the async layers run on.
         scaling: also run what only the full run has: 256 in flight, message
@@ -92,6 +93,12 @@ class Settings:
     latency_samples: int = 2000
     backends: tuple[str, ...] = ("asyncio", "trio")
     scaling: bool = True
+
+    def burst(self, calls: int, in_flight: int = 1) -> int:
+        """Calls in one timed burst of an async layer: ``calls``, its own figure; with
+        fixed ``iterations`` (tests, whose figures mean nothing) the fewest that still
+        keep ``in_flight`` calls in flight: one per task."""
+        return calls if self.iterations is None else in_flight
 
     @classmethod
     def quick(cls) -> Settings:

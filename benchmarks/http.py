@@ -51,7 +51,7 @@ from .echo_servers import echo_call, ratios_by_kind, rows
 from .h11_echo import H11EchoClient, answer_body
 from .harness import Case, CpuClock, Settings, run_case_async, scaled
 from .http_servers import spawn
-from .layers import LayerResult, Measurement, Progress, optional_peers
+from .layers import LayerResult, Measurement, Progress, optional_peers, peer_client
 from .memory import resident_kib
 
 __all__ = ["ANSWERS", "CALLS_PER_OP", "CORE", "ECHO", "IN_FLIGHT", "run"]
@@ -172,7 +172,7 @@ class _Backend:
         for label, (kind, make) in makers.items():
             try:
                 url = self.servers.url(kind)
-                found = await self._connect(label, make, url)
+                found = await self._connect(label, make, url, progress)
             except Exception as exc:
                 if label in (CORE, CORE_LEGACY):
                     raise  # ours must work: a failure here is a bug, not a skip
@@ -202,18 +202,23 @@ class _Backend:
         if clock is not None:
             self.server_cpu[ECHO] = clock
 
-    async def _connect(self, label: str, make: Maker, url: str) -> dict[str, Call]:
+    async def _connect(
+        self, label: str, make: Maker, url: str, progress: Progress
+    ) -> dict[str, Call]:
         # One client per implementation; a row per kind of tool on it.
-        connected = await self._stack.enter_async_context(make(url))
+        client = make(url)
+        if label not in (CORE, CORE_LEGACY):
+            client = peer_client(client, label, progress)
+        connected = await self._stack.enter_async_context(client)
         return {
             name: await echo_call(connected, TEXT, tool)
             for name, (_, tool) in rows({label: None}, PLAIN).items()
         }
 
 
-def build_case(backend: _Backend, in_flight: int) -> Case:
-    """One answer mode and concurrency on one backend, for `run_case_async`."""
-    calls = CALLS_PER_OP[in_flight]
+def build_case(backend: _Backend, in_flight: int, calls: int) -> Case:
+    """One answer mode and concurrency on one backend, in bursts of ``calls``, for
+    `run_case_async`."""
     how = "one at a time" if in_flight == 1 else f"{in_flight} in flight"
     return Case(
         name=f"call_tool_{backend.backend}_{backend.answers}_{in_flight}",
@@ -249,11 +254,12 @@ async def _run_backend(
         for label, why in backend.skipped.items():
             result.skipped.setdefault(label, why)
         for in_flight in IN_FLIGHT:
-            case = build_case(backend, in_flight)
+            calls = settings.burst(CALLS_PER_OP[in_flight], in_flight)
+            case = build_case(backend, in_flight, calls)
             count = len(case.implementations)
             progress(f"http: {case.name}: {case.title} ({count} implementations)")
             measured = await run_case_async(case, settings)
-            result.cases.append(scaled(measured, CALLS_PER_OP[in_flight]))
+            result.cases.append(scaled(measured, calls))
         return backend.server_of
 
 

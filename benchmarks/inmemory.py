@@ -173,12 +173,12 @@ class _Backend:
             self.calls[name] = call
 
 
-def build_case(backend: _Backend, in_flight: int) -> Case:
-    """One concurrency level on one backend, every connected implementation in it.
+def build_case(backend: _Backend, in_flight: int, calls: int) -> Case:
+    """One concurrency level on one backend, every connected implementation in it,
+    timed in bursts of ``calls``.
 
     The implementations are coroutine functions, for `run_case_async`.
     """
-    calls = CALLS_PER_OP[in_flight]
     how = "one at a time" if in_flight == 1 else f"{in_flight} in flight"
     return Case(
         name=f"call_tool_{backend.backend}_{in_flight}",
@@ -199,14 +199,14 @@ def build_case(backend: _Backend, in_flight: int) -> Case:
     )
 
 
-async def build_size_case(backend: _Backend, size: int) -> Case:
-    """Sequential calls echoing a ``size``-byte text, every connected implementation."""
+async def build_size_case(backend: _Backend, size: int, per_op: int) -> Case:
+    """Sequential calls echoing a ``size``-byte text, every connected implementation,
+    timed in bursts of ``per_op``."""
     text = ("mcp-core " * (size // 9 + 1))[:size]
     calls = {
         label: await echo_call(client, text, tool)
         for label, (client, tool) in backend.clients.items()
     }
-    per_op = SIZES[size]
     return Case(
         name=f"call_tool_{backend.backend}_{size}b",
         title=(
@@ -232,18 +232,20 @@ async def _run_backend(
         for in_flight in IN_FLIGHT:
             if in_flight > 16 and not settings.scaling:
                 continue
-            case = build_case(backend, in_flight)
+            calls = settings.burst(CALLS_PER_OP[in_flight], in_flight)
+            case = build_case(backend, in_flight, calls)
             count = len(case.implementations)
             progress(f"in-memory: {case.name}: {case.title} ({count} implementations)")
             measured = await run_case_async(case, settings)
-            result.cases.append(scaled(measured, CALLS_PER_OP[in_flight]))
+            result.cases.append(scaled(measured, calls))
         if name != "asyncio" or not settings.scaling:
             return  # message sizes on one backend: the loop matters little there
         for size in SIZES:
-            case = await build_size_case(backend, size)
+            per_op = settings.burst(SIZES[size])
+            case = await build_size_case(backend, size, per_op)
             progress(f"in-memory: {case.name}: {case.title}")
             measured = await run_case_async(case, settings)
-            result.cases.append(scaled(measured, SIZES[size]))
+            result.cases.append(scaled(measured, per_op))
 
 
 def run(settings: Settings, progress: Progress) -> LayerResult:

@@ -10,7 +10,8 @@ the core without I/O first.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -25,6 +26,7 @@ __all__ = [
     "load",
     "not_importable",
     "optional_peers",
+    "peer_client",
 ]
 
 _T = TypeVar("_T")
@@ -208,6 +210,28 @@ def not_importable(exc: ImportError, package: str) -> str:
     """Why a peer is skipped: its package (from the ``bench`` extra) is missing."""
     name = exc.name or package
     return f"{name} is not importable ({exc}); install it with: pip install 'mcp-sansio[bench]'"
+
+
+@asynccontextmanager
+async def peer_client(
+    client: AbstractAsyncContextManager[_T], label: str, progress: Progress
+) -> AsyncIterator[_T]:
+    """A competitor's connected client, whose failure to close once its runs are over
+    is reported through ``progress`` and not raised: its figures stand, and the run
+    goes on. (Under load, a peer's client may find its keep-alive connection closed
+    by its server as it says goodbye: FastMCP's over HTTP, for one.) A failure while
+    it is in use is raised as ever; ours are entered directly, so theirs is a bug."""
+    entered = await client.__aenter__()
+    try:
+        yield entered
+    except BaseException as exc:
+        if not await client.__aexit__(type(exc), exc, exc.__traceback__):
+            raise
+        return
+    try:
+        await client.__aexit__(None, None, None)
+    except Exception as exc:
+        progress(f"{label}: its client did not close cleanly ({exc!r}); its figures stand")
 
 
 def optional_peers(

@@ -119,9 +119,11 @@ async def _connect(upstream: str, backend: str, stack: AsyncExitStack) -> dict[s
     return {name: await echo_call(way, TEXT, tool) for name, (way, tool) in rows(ways).items()}
 
 
-def build_case(upstream: str, backend: str, calls: dict[str, Call], in_flight: int) -> Case:
-    """One upstream, backend and concurrency, the three ways in it."""
-    per_op = CALLS_PER_OP[in_flight]
+def build_case(
+    upstream: str, backend: str, calls: dict[str, Call], in_flight: int, per_op: int
+) -> Case:
+    """One upstream, backend and concurrency, the three ways in it, in bursts of
+    ``per_op`` calls."""
     how = "one at a time" if in_flight == 1 else f"{in_flight} in flight"
     where = "in memory" if upstream == "memory" else "in a child process over stdio"
     return Case(
@@ -146,10 +148,11 @@ async def _run_backend(
         async with AsyncExitStack() as stack:
             calls = await _connect(upstream, name, stack)
             for in_flight in IN_FLIGHT:
-                case = build_case(upstream, name, calls, in_flight)
+                per_op = settings.burst(CALLS_PER_OP[in_flight], in_flight)
+                case = build_case(upstream, name, calls, in_flight, per_op)
                 progress(f"manager: {case.name}: {case.title}")
                 measured = await run_case_async(case, settings)
-                result.cases.append(scaled(measured, CALLS_PER_OP[in_flight]))
+                result.cases.append(scaled(measured, per_op))
 
 
 def run(settings: Settings, progress: Progress) -> LayerResult:

@@ -58,7 +58,7 @@ from transports.stdio_streams import StdioStream
 from .bursts import Call, burst, children, latency_burst, process_cpu
 from .echo_servers import echo_call, ratios_by_kind, rows
 from .harness import Case, CpuClock, Settings, run_case_async, scaled
-from .layers import LayerResult, Progress, optional_peers
+from .layers import LayerResult, Progress, optional_peers, peer_client
 
 __all__ = ["BACKENDS", "CALLS_PER_OP", "CORE", "IN_FLIGHT", "build_case", "run", "server_argv"]
 
@@ -148,8 +148,7 @@ def _fastmcp_clients() -> dict[str, Callable[[], AbstractAsyncContextManager[Any
 # --- timing ---------------------------------------------------------------------------------------
 
 
-def _line_burst(stream: StdioStream, in_flight: int) -> Callable[[], Awaitable[None]]:
-    calls = CALLS_PER_OP[in_flight]
+def _line_burst(stream: StdioStream, in_flight: int, calls: int) -> Callable[[], Awaitable[None]]:
     if in_flight == 1:
 
         async def sequential() -> None:
@@ -187,7 +186,7 @@ class _Backend:
     async def connect_all(self, progress: Progress, full: bool = True) -> None:
         for label, make in _core_clients(self.backend).items():
             # Ours must work: a failure here is a bug, not a skip.
-            await self._connect(label, make)
+            await self._connect(label, make())
         before = children()
         process = await self._stack.enter_async_context(
             open_stdio_process(server_argv("lines", self.backend), env=_ENV)
@@ -218,17 +217,16 @@ class _Backend:
                     )
         for label, make in makers.items():
             try:
-                await self._connect(label, make)
+                await self._connect(label, peer_client(make(), label, progress))
             except Exception as exc:
                 self.skipped[label] = f"could not connect: {exc!r}"
                 progress(f"stdio: {label}: skipped ({exc!r})")
 
-    async def _connect(
-        self, label: str, make: Callable[[], AbstractAsyncContextManager[Any]]
-    ) -> None:
-        # One client and child per implementation; a row per kind of tool on it.
+    async def _connect(self, label: str, client: AbstractAsyncContextManager[Any]) -> None:
+        # One client and child per implementation (its child starts as it is
+        # entered); a row per kind of tool on it.
         before = children()
-        connected = await self._stack.enter_async_context(make())
+        connected = await self._stack.enter_async_context(client)
         spawned = children() - before
         found = {
             name: await echo_call(connected, TEXT, tool)
@@ -245,18 +243,18 @@ class _Backend:
             self.server_cpu[label] = clock
 
 
-def build_case(backend: _Backend, in_flight: int) -> Case:
-    """One concurrency level on one backend, every connected implementation in it.
+def build_case(backend: _Backend, in_flight: int, calls: int) -> Case:
+    """One concurrency level on one backend, every connected implementation in it,
+    timed in bursts of ``calls``.
 
     The implementations are coroutine functions, for `run_case_async`.
     """
-    calls = CALLS_PER_OP[in_flight]
     how = "one at a time" if in_flight == 1 else f"{in_flight} in flight"
     implementations = {
         label: burst(call, in_flight, calls) for label, call in backend.calls.items()
     }
     if backend.lines is not None:
-        implementations[LINES] = _line_burst(backend.lines, in_flight)
+        implementations[LINES] = _line_burst(backend.lines, in_flight, calls)
     return Case(
         name=f"call_tool_{backend.backend}_{in_flight}",
         title=(
@@ -286,11 +284,12 @@ async def _run_backend(
         for label, why in backend.skipped.items():
             result.skipped.setdefault(label, why)
         for in_flight in IN_FLIGHT:
-            case = build_case(backend, in_flight)
+            calls = settings.burst(CALLS_PER_OP[in_flight], in_flight)
+            case = build_case(backend, in_flight, calls)
             count = len(case.implementations)
             progress(f"stdio: {case.name}: {case.title} ({count} implementations)")
             measured = await run_case_async(case, settings)
-            result.cases.append(scaled(measured, CALLS_PER_OP[in_flight]))
+            result.cases.append(scaled(measured, calls))
 
 
 def run(settings: Settings, progress: Progress) -> LayerResult:

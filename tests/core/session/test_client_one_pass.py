@@ -128,13 +128,13 @@ def answers(draw: st.DrawFn) -> bytes:
 
 
 @given(answers(), revisions, limits)
-@settings(max_examples=600)
+@settings(max_examples=200)
 def test_answers_read_alike(data: bytes, revisions: Any, limits: Limits) -> None:
     assert_same(data, revisions, limits)
 
 
 @given(answers(), st.data())
-@settings(max_examples=200)
+@settings(max_examples=100)
 def test_damaged_answers_read_alike(data: bytes, draw: st.DataObject) -> None:
     text = bytearray(data)
     at = draw.draw(st.integers(0, len(text)))

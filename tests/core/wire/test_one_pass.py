@@ -171,19 +171,19 @@ def responses(draw: st.DrawFn) -> tuple[bytes, Limits]:
 
 
 @given(messages())
-@settings(max_examples=1500)
+@settings(max_examples=400)
 def test_requests_and_notifications_read_alike(case: tuple[bytes, Limits]) -> None:
     assert_same(*case)
 
 
 @given(responses())
-@settings(max_examples=800)
+@settings(max_examples=250)
 def test_responses_read_alike(case: tuple[bytes, Limits]) -> None:
     assert_same(*case)
 
 
 @given(st.lists(st.tuples(members, values), max_size=6))
-@settings(max_examples=800)
+@settings(max_examples=250)
 def test_any_envelope_reads_alike(pairs: list[tuple[str, Any]]) -> None:
     data = _text(pairs)
     assert_same(data)
@@ -191,7 +191,7 @@ def test_any_envelope_reads_alike(pairs: list[tuple[str, Any]]) -> None:
 
 
 @given(messages(), st.data())
-@settings(max_examples=500)
+@settings(max_examples=150)
 def test_damaged_bytes_read_alike(case: tuple[bytes, Limits], data: st.DataObject) -> None:
     text = bytearray(case[0])
     at = data.draw(st.integers(0, len(text)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -115,8 +116,9 @@ def test_bench_in_memory_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     # Every implementation twice (a def tool and an async def tool), 256 calls in
     # flight and 1 MiB texts: one run, and three times the bound of the other
-    # commands (the def rows of the SDK and FastMCP at 256 in flight are their
-    # slowest: 176 s for the asyncio 256 case alone at load 13 on 2 CPUs).
+    # commands. --iterations also makes each burst the fewest calls that keep its
+    # concurrency: one per task (the def rows of the SDK and FastMCP at 256 in
+    # flight are their slowest).
     done = run_cli(
         *("bench", "--only", "in-memory", "--runs", "1", "--iterations", "1", "--json", str(out)),
         timeout=3 * TIMEOUT_S,
@@ -133,7 +135,8 @@ def test_bench_in_memory_writes_json(tmp_path: Path) -> None:
     for case in layer["cases"]:
         tail = case["name"].rsplit("_", 1)[1]
         sized = tail.endswith("b")
-        calls = inmemory.SIZES[int(tail[:-1])] if sized else inmemory.CALLS_PER_OP[int(tail)]
+        # Bursts of one call per task in flight (`Settings.burst` with --iterations).
+        calls = 1 if sized else int(tail)
         assert case["concurrency"] == (1 if sized else int(tail))
         assert case["payload_bytes"] == (int(tail[:-1]) if sized else 0)
         results = {result["implementation"]: result for result in case["results"]}
@@ -217,6 +220,13 @@ def test_session_pairs_round_trip(legacy: bool, wire: bool) -> None:
     pair.operation()()
     assert pair.client.pending_requests == 0
     assert pair.server.requests_in_flight == 0
+
+
+def test_bursts_are_the_layers_own_and_in_tests_one_call_per_task() -> None:
+    full = Settings.full()
+    assert (full.burst(1024, 256), full.burst(64)) == (1024, 64)
+    tests = dataclasses.replace(full, iterations=1)
+    assert (tests.burst(1024, 256), tests.burst(64)) == (256, 1)
 
 
 def test_layers_are_registered_with_their_modules() -> None:
