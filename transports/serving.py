@@ -147,6 +147,7 @@ class Serving:
         "_cancelled_early",
         "_handle_request",
         "_idle",
+        "_idle_resumers",
         "_idle_workers",
         "_link",
         "_max_concurrency",
@@ -180,6 +181,7 @@ class Serving:
         # Those cancelled before they started are skipped (made on first use).
         self._cancelled_early: set[RequestId] | None = None
         self._idle_workers: list[Worker[RequestReceived]] = []
+        self._idle_resumers: list[Worker[_Stepped]] = []
         self._max_concurrency = max_concurrency
         self._active = 0
         # Made on first use: an idle connection should cost little (a deque is
@@ -351,16 +353,23 @@ class Serving:
                 self._in_task(stepped)
 
     def _in_task(self, stepped: _Stepped) -> None:
-        assert self._tg is not None, "this link serves its jobs where they are kept"
-        self._tg.start_soon(self._resume, stepped)
-
-    async def _resume(self, stepped: _Stepped) -> None:
         # A batched request whose job the batch did not finish, or that was
-        # cancelled meanwhile: the rest, in a task and cancel scope of its own.
+        # cancelled meanwhile: the rest, in a handler task (and its cancel scope)
+        # of its own, reused as `in_task`'s are.
+        idle = self._idle_resumers
+        if idle:
+            idle.pop().start(stepped)
+        else:
+            assert self._tg is not None, "this link serves its jobs where they are kept"
+            self._tg.start_soon(self._resume_rest, stepped)
+
+    async def _resume_rest(self, stepped: _Stepped | None) -> None:
+        await run_worker(stepped, self._idle_resumers, MAX_IDLE_WORKERS, self._done, self._resume)
+
+    async def _resume(self, stepped: _Stepped, scope: anyio.CancelScope) -> None:
         request_id, coro, call, context = stepped
-        with anyio.CancelScope() as scope:
-            self._own(request_id, scope)
-            await _Resumed(coro, call, context)
+        self._own(request_id, scope)
+        await _Resumed(coro, call, context)
 
     def _own(self, request_id: RequestId, scope: anyio.CancelScope | None) -> None:
         # ``scope`` cancels the request from now on (it was served with none).
@@ -413,6 +422,9 @@ class Serving:
         for worker in self._idle_workers:
             worker.start(None)
         self._idle_workers.clear()
+        for resumer in self._idle_resumers:
+            resumer.start(None)
+        self._idle_resumers.clear()
 
     async def finish(self, timeout: float) -> None:
         """Wait, at most ``timeout`` seconds, for the requests in flight to end."""
