@@ -221,7 +221,7 @@ class Serving:
     def _done(self) -> bool:
         return self._link.closed
 
-    def run_sync(self, fn: Callable[[], _T]) -> Coroutine[Any, Any, _T]:
+    def run_sync(self, fn: Callable[[], _T]) -> Awaitable[_T]:
         """Run a `def` handler's body in a worker thread (`transports.threads`); a
         cancelled request stops waiting, its thread finishes on its own.
 
@@ -230,7 +230,7 @@ class Serving:
         nothing else of this connection to do meanwhile. Stepped by `start` in a
         read of several, the job joins the read's batch (`run_batch`)."""
         if self._stepping:
-            return threads.run_sync(fn, batched=True)
+            return threads.run_batched(fn)
         alone = len(self.serving) <= 1 and not self.more_to_serve
         return threads.run_sync(fn, brief=alone)
 

@@ -37,7 +37,7 @@
 #               outcomes.
 #   batched     a caller that steps several coroutines by hand (the serving of a
 #               read of several requests, `transports/serving.py`) has each
-#               call yield its job, unsubmitted (`Batched`, ``batched=True``),
+#               call yield its job, unsubmitted (`Batched`, `run_batched`),
 #               submits them together (`wait_batch`: one lock, one worker
 #               wake-up) and waits for all of them blocked, up to `BRIEF_WAIT`
 #               in all: one sleep of the loop's thread per read, not a loop
@@ -77,7 +77,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any, Final, TypeVar
 
 import anyio
@@ -95,6 +95,7 @@ __all__ = [
     "KEEP",
     "SLOW_SKIPS",
     "cancelled",
+    "run_batched",
     "run_sync",
     "set_max_threads",
     "submit_batch",
@@ -531,7 +532,7 @@ def _inbox() -> _Inbox | None:
     return inbox
 
 
-async def run_sync(fn: Callable[[], _T], *, brief: bool = False, batched: bool = False) -> _T:
+async def run_sync(fn: Callable[[], _T], *, brief: bool = False) -> _T:
     """Run ``fn`` in a worker thread and return its result (or raise its
     exception). Cancelled, it stops waiting at once and abandons the job (see the
     module's notes).
@@ -541,19 +542,11 @@ async def run_sync(fn: Callable[[], _T], *, brief: bool = False, batched: bool =
         brief: the caller has nothing else to do meanwhile (no other request of
             its connection in flight): wait for a short job with the loop's
             thread blocked, up to `BRIEF_WAIT`, rather than through the loop.
-        batched: the caller's coroutine is being stepped by hand, with others,
-            by one that knows `Batched` (`transports.serving`): it yields a
-            `Batched` naming the job, unsubmitted, instead of waiting.
     """
     inbox = _inbox() if _use_pool else None
     if inbox is None:
         return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
-    context = contextvars.copy_context()
-    if _sniffio_cvar is not None:
-        context.run(_sniffio_cvar.set, None)
-    job = _Job(fn, context, inbox)
-    if batched and _brief_wait:
-        return await Batched(job, _may_wait_briefly(inbox, fn))  # type: ignore[no-any-return]
+    job = _Job(fn, _job_context(), inbox)
     if brief and _brief_wait and _may_wait_briefly(inbox, fn) and _wait_briefly(job):
         error = _error(job)
         if error is not None:
@@ -562,6 +555,30 @@ async def run_sync(fn: Callable[[], _T], *, brief: bool = False, batched: bool =
         return done
     result: _T = await inbox.wait(job)
     return result
+
+
+def run_batched(fn: Callable[[], _T]) -> Awaitable[_T]:
+    """`run_sync` for a caller whose coroutine is being stepped by hand, with
+    others, by one that knows `Batched` (`transports.serving`): awaited, it yields
+    a `Batched` naming the job, unsubmitted, instead of waiting. Without the pool
+    or its brief wait, `run_sync`'s coroutine. A plain function, not a coroutine:
+    the request's chain of awaits is one frame shorter."""
+    inbox = _inbox() if _use_pool and _brief_wait else None
+    if inbox is None:
+        return run_sync(fn)
+    context = contextvars.copy_context()  # as `_job_context`, inlined: a call less
+    if _sniffio_cvar is not None:
+        context.run(_sniffio_cvar.set, None)
+    return Batched(_Job(fn, context, inbox), _may_wait_briefly(inbox, fn))
+
+
+def _job_context() -> contextvars.Context:
+    # What a job runs in: a copy of the caller's context, sniffio's "current
+    # async library" cleared (as anyio does in its worker threads).
+    context = contextvars.copy_context()
+    if _sniffio_cvar is not None:
+        context.run(_sniffio_cvar.set, None)
+    return context
 
 
 def _key(fn: Callable[[], Any]) -> int:
@@ -608,7 +625,7 @@ def _wait_briefly(job: _Job) -> bool:
 
 
 class Batched:
-    """What the first step of a ``batched`` call yields to the one stepping it by
+    """What awaiting a `run_batched` call first yields to the one stepping it by
     hand (never to an event loop): its job, not yet submitted. The stepper
     submits the jobs of several calls together (`wait_batch`), then sends each
     finished job's `outcome` into its coroutine (``send(result)`` or

@@ -51,8 +51,9 @@ _T = TypeVar("_T")
 
 async def _invoke(info: FunctionInfo, values: dict[str, Any], ctx: Context) -> Any:
     if info.threaded:
-        # A plain function may block: the runtime runs it in a worker thread.
-        result = await ctx.run_sync(partial(info.call, values, ctx))
+        # A plain function may block: the runtime runs it in a worker thread. The
+        # peer's own wait, not `Context.run_sync`'s around it: one frame less.
+        result = await ctx.peer.run_sync(partial(info.call, values, ctx))
     else:
         result = info.call(values, ctx)
     # An async def handler's coroutine first: isawaitable is a Python call.
@@ -219,12 +220,13 @@ class Routes(RoundTrips):
     ) -> Any:
         info = entry.info
         try:
+            # `_invoke`, inlined: one coroutine less per call.
             if info.threaded:
-                value = await _invoke(info, values, ctx)
-            else:  # _invoke's other half, inlined: one coroutine less per call
+                value = await ctx.peer.run_sync(partial(info.call, values, ctx))
+            else:
                 value = info.call(values, ctx)
-                if type(value) is CoroutineType or inspect.isawaitable(value):
-                    value = await value
+            if type(value) is CoroutineType or inspect.isawaitable(value):
+                value = await value
             return tool_result(value, structured=entry.structured, wrap=entry.wrap)
         except McpError:
             raise

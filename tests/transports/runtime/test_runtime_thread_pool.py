@@ -266,7 +266,10 @@ async def test_the_brief_wait_gives_what_the_asynchronous_wait_gives(
 async def _batched_outcomes(fns: list[Callable[[], Any]]) -> list[tuple[str, Any]]:
     # What `transports.serving` does with the calls of one read: step each to its
     # `Batched`, wait for the batch, then finish each (here, or the asynchronous way).
-    calls = [threads.run_sync(fn, batched=True) for fn in fns]
+    async def one(fn: Callable[[], Any]) -> Any:
+        return await threads.run_batched(fn)
+
+    calls = [one(fn) for fn in fns]
     marks = [call.send(None) for call in calls]
     assert all(type(mark) is threads.Batched for mark in marks)
     threads.wait_batch(marks)
