@@ -149,6 +149,7 @@ class Serving:
         "_idle",
         "_idle_resumers",
         "_idle_workers",
+        "_inbox",
         "_link",
         "_max_concurrency",
         "_slot_waiters",
@@ -192,6 +193,8 @@ class Serving:
         # request of a read of several is being stepped (`run_sync` batches then).
         self._batch: list[_Stepped] = []
         self._stepping = False
+        # The loop's link to the thread pool, once looked up (`run_sync`).
+        self._inbox: threads._Inbox | None = None
 
     # --- where a job runs -------------------------------------------------------------
 
@@ -230,7 +233,10 @@ class Serving:
         nothing else of this connection to do meanwhile. Stepped by `start` in a
         read of several, the job joins the read's batch (`run_batch`)."""
         if self._stepping:
-            return threads.run_batched(fn)
+            inbox = self._inbox
+            if inbox is None:  # looked up once: a link serves on one loop
+                inbox = self._inbox = threads.loop_inbox()
+            return threads.run_batched(fn, inbox)
         alone = len(self.serving) <= 1 and not self.more_to_serve
         return threads.run_sync(fn, brief=alone)
 

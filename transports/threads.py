@@ -95,6 +95,7 @@ __all__ = [
     "KEEP",
     "SLOW_SKIPS",
     "cancelled",
+    "loop_inbox",
     "run_batched",
     "run_sync",
     "set_max_threads",
@@ -532,6 +533,12 @@ def _inbox() -> _Inbox | None:
     return inbox
 
 
+def loop_inbox() -> _Inbox | None:
+    """The running event loop's link to the pool, for `run_batched` (None: this
+    loop has none, its jobs go to anyio's threads)."""
+    return _inbox()
+
+
 async def run_sync(fn: Callable[[], _T], *, brief: bool = False) -> _T:
     """Run ``fn`` in a worker thread and return its result (or raise its
     exception). Cancelled, it stops waiting at once and abandons the job (see the
@@ -557,19 +564,23 @@ async def run_sync(fn: Callable[[], _T], *, brief: bool = False) -> _T:
     return result
 
 
-def run_batched(fn: Callable[[], _T]) -> Awaitable[_T]:
+def run_batched(fn: Callable[[], _T], inbox: _Inbox | None) -> Awaitable[_T]:
     """`run_sync` for a caller whose coroutine is being stepped by hand, with
     others, by one that knows `Batched` (`transports.serving`): awaited, it yields
     a `Batched` naming the job, unsubmitted, instead of waiting. Without the pool
     or its brief wait, `run_sync`'s coroutine. A plain function, not a coroutine:
-    the request's chain of awaits is one frame shorter."""
-    inbox = _inbox() if _use_pool and _brief_wait else None
-    if inbox is None:
+    the request's chain of awaits is one frame shorter.
+
+    ``inbox`` is the running loop's (`loop_inbox`), which a caller that serves
+    on one loop only looks up once."""
+    if inbox is None or not (_use_pool and _brief_wait):
         return run_sync(fn)
     context = contextvars.copy_context()  # as `_job_context`, inlined: a call less
     if _sniffio_cvar is not None:
         context.run(_sniffio_cvar.set, None)
-    return Batched(_Job(fn, context, inbox), _may_wait_briefly(inbox, fn))
+    # No function known slow (the common case): no call to ask about this one.
+    brief = not inbox.slow or _may_wait_briefly(inbox, fn)
+    return Batched(_Job(fn, context, inbox), brief)
 
 
 def _job_context() -> contextvars.Context:
@@ -651,6 +662,8 @@ class Batched:
     def outcome(self) -> tuple[Any, BaseException | None]:
         """The finished job's result, or its exception (taken)."""
         job = self.job
+        if job.error is None:  # the common case, without a call
+            return job.result, None
         return job.result, _error(job)
 
     def abandon(self) -> None:

@@ -267,7 +267,7 @@ async def _batched_outcomes(fns: list[Callable[[], Any]]) -> list[tuple[str, Any
     # What `transports.serving` does with the calls of one read: step each to its
     # `Batched`, wait for the batch, then finish each (here, or the asynchronous way).
     async def one(fn: Callable[[], Any]) -> Any:
-        return await threads.run_batched(fn)
+        return await threads.run_batched(fn, threads.loop_inbox())
 
     calls = [one(fn) for fn in fns]
     marks = [call.send(None) for call in calls]
