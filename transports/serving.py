@@ -63,6 +63,7 @@
 from __future__ import annotations
 
 import contextvars
+import inspect
 import logging
 import os
 from collections import deque
@@ -474,7 +475,7 @@ _Stepped = tuple[RequestId, Coroutine[Any, Any, None], threads.Batched, contextv
 waits for, and the context it runs in."""
 
 _OURS = (
-    os.path.dirname(mcp_core.__file__) + os.sep,
+    os.path.dirname(inspect.getfile(mcp_core)) + os.sep,
     os.path.dirname(__file__) + os.sep,
 )
 _our_code: set[Any] = set()
