@@ -407,7 +407,8 @@ class _Reader:
 
     async def _read(self, _: bool, scope: anyio.CancelScope) -> None:
         driver, items, jobs = self.driver, self._items, self._jobs
-        start = driver.serving.start
+        serving = driver.serving
+        start = serving.start
         while True:
             if jobs:
                 # Served here, in this task's scope, which stands for the request
@@ -421,6 +422,13 @@ class _Reader:
             elif items:
                 jobs.extend(driver.keep(items.popleft()))
             else:
+                # The read is served: the thread jobs its requests wait for run
+                # as one batch (`Serving.run_batch`), answered here if they end soon.
+                rest = serving.run_batch(scope)
+                if rest is not None:
+                    self._pass_on()
+                    await rest
+                    return
                 self._writer.write_held()
                 outbox = self._outbox
                 try:

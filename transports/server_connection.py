@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
@@ -151,7 +151,7 @@ class RequestPeer:
             self.session.send_notification(method, params)
             driver.flush(self.request_id)
 
-    def run_sync(self, fn: Callable[[], _T]) -> Coroutine[Any, Any, _T]:
+    def run_sync(self, fn: Callable[[], _T]) -> Awaitable[_T]:
         # Where a `def` handler's body runs: decided with the rest of where a
         # request is served (`Serving.run_sync`).
         return self.driver.serving.run_sync(fn)

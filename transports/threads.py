@@ -35,6 +35,18 @@
 #               path, the asynchronous wait its reference (``brief=False``, or
 #               `use_brief_wait(False)`), and the tests hold both to the same
 #               outcomes.
+#   batched     a caller that steps several coroutines by hand (the serving of a
+#               read of several requests, `transports/serving.py`) has each
+#               call yield its job, unsubmitted (`Batched`, `run_batched`),
+#               submits them together (`wait_batch`: one lock, one worker
+#               wake-up) and waits for all of them blocked, up to `BRIEF_WAIT`
+#               in all: one sleep of the loop's thread per read, not a loop
+#               wake-up and a task step per call. A worker releases the batch's
+#               lock when its last job finishes; what is not finished then
+#               goes on the asynchronous way (`Batched.wait`), and the
+#               functions still running skip the brief wait as above. A
+#               function already known slow is submitted with the batch but
+#               behind it, and not waited for.
 #   cancelling  a cancelled caller stops waiting at once and its job is abandoned,
 #               as ``abandon_on_cancel=True`` does: a job not yet started never
 #               runs, a running one finishes on its own and its result is dropped
@@ -65,7 +77,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any, Final, TypeVar
 
 import anyio
@@ -75,6 +87,7 @@ from . import backend
 
 __all__ = [
     "BRIEF_WAIT",
+    "Batched",
     "queued",
     "DEFAULT_MAX_THREADS",
     "GRACE",
@@ -82,10 +95,14 @@ __all__ = [
     "KEEP",
     "SLOW_SKIPS",
     "cancelled",
+    "loop_inbox",
+    "run_batched",
     "run_sync",
     "set_max_threads",
+    "submit_batch",
     "use_brief_wait",
     "use_pool",
+    "wait_batch",
 ]
 
 _T = TypeVar("_T")
@@ -125,6 +142,7 @@ class _Job:
 
     __slots__ = (
         "abandoned",
+        "batch",
         "context",
         "error",
         "fn",
@@ -148,8 +166,23 @@ class _Job:
         self.waiter: Any = None
         #: The lock a caller waiting briefly is blocked on (released when finished).
         self.woken: threading.Lock | None = None
+        #: The batch it was submitted with (`wait_batch`): ``woken`` is released
+        #: only when the last of it finishes.
+        self.batch: _Batch | None = None
         #: Handed to the pool already (by `_wait_briefly`).
         self.submitted = False
+
+
+class _Batch:
+    """Jobs submitted together, whose caller waits, blocked, for all of them."""
+
+    __slots__ = ("left", "woken")
+
+    def __init__(self, size: int) -> None:
+        #: Jobs of the batch not finished yet (counted down under the pool's lock).
+        self.left = size
+        self.woken = threading.Lock()
+        self.woken.acquire()
 
 
 class _Worker:
@@ -201,9 +234,17 @@ class _Pool:
             if not self._free:
                 self._add_worker()
 
-    def abandon(self, job: _Job) -> None:
-        """The caller stopped waiting for ``job``."""
+    def submit_all(self, jobs: list[_Job]) -> None:
         with self._lock:
+            self._jobs.extend(jobs)
+            if not self._free:
+                self._add_worker()
+
+    def abandon(self, job: _Job) -> None:
+        """The caller stopped waiting for ``job`` (again: nothing more)."""
+        with self._lock:
+            if job.abandoned:
+                return
             job.abandoned = True
             if job.state == _RUNNING:
                 self._threads -= 1  # its thread is lost to it until it returns
@@ -267,9 +308,17 @@ class _Pool:
             inbox = job.inbox
             with lock:
                 job.state = _FINISHED
-                woken = job.woken
-                if woken is not None:
-                    pass  # its caller waits, blocked: `woken`, below
+                blocked = job.woken
+                if blocked is not None:
+                    # Its caller waits, blocked: released below (a batch's caller
+                    # when the last job of the batch finishes).
+                    batch = job.batch
+                    if batch is None:
+                        woken = blocked
+                    else:
+                        batch.left -= 1
+                        if not batch.left:
+                            woken = blocked
                 elif job.abandoned:
                     if self._threads >= self.max_threads:
                         if owed:
@@ -281,10 +330,10 @@ class _Pool:
                     inbox.post(job)
                 self._free += 1
                 more = bool(self._jobs)
-                if more and woken is None:
+                if more and blocked is None:
                     self._unwoken.add(inbox)
                     self._arm_watchdog()  # it wakes loops whose results wait
-            if woken is not None:
+            if blocked is not None:
                 if not more and owed:
                     for other in owed:
                         other.wake()
@@ -484,6 +533,12 @@ def _inbox() -> _Inbox | None:
     return inbox
 
 
+def loop_inbox() -> _Inbox | None:
+    """The running event loop's link to the pool, for `run_batched` (None: this
+    loop has none, its jobs go to anyio's threads)."""
+    return _inbox()
+
+
 async def run_sync(fn: Callable[[], _T], *, brief: bool = False) -> _T:
     """Run ``fn`` in a worker thread and return its result (or raise its
     exception). Cancelled, it stops waiting at once and abandons the job (see the
@@ -498,10 +553,7 @@ async def run_sync(fn: Callable[[], _T], *, brief: bool = False) -> _T:
     inbox = _inbox() if _use_pool else None
     if inbox is None:
         return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
-    context = contextvars.copy_context()
-    if _sniffio_cvar is not None:
-        context.run(_sniffio_cvar.set, None)
-    job = _Job(fn, context, inbox)
+    job = _Job(fn, _job_context(), inbox)
     if brief and _brief_wait and _may_wait_briefly(inbox, fn) and _wait_briefly(job):
         error = _error(job)
         if error is not None:
@@ -510,6 +562,34 @@ async def run_sync(fn: Callable[[], _T], *, brief: bool = False) -> _T:
         return done
     result: _T = await inbox.wait(job)
     return result
+
+
+def run_batched(fn: Callable[[], _T], inbox: _Inbox | None) -> Awaitable[_T]:
+    """`run_sync` for a caller whose coroutine is being stepped by hand, with
+    others, by one that knows `Batched` (`transports.serving`): awaited, it yields
+    a `Batched` naming the job, unsubmitted, instead of waiting. Without the pool
+    or its brief wait, `run_sync`'s coroutine. A plain function, not a coroutine:
+    the request's chain of awaits is one frame shorter.
+
+    ``inbox`` is the running loop's (`loop_inbox`), which a caller that serves
+    on one loop only looks up once."""
+    if inbox is None or not (_use_pool and _brief_wait):
+        return run_sync(fn)
+    context = contextvars.copy_context()  # as `_job_context`, inlined: a call less
+    if _sniffio_cvar is not None:
+        context.run(_sniffio_cvar.set, None)
+    # No function known slow (the common case): no call to ask about this one.
+    brief = not inbox.slow or _may_wait_briefly(inbox, fn)
+    return Batched(_Job(fn, context, inbox), brief)
+
+
+def _job_context() -> contextvars.Context:
+    # What a job runs in: a copy of the caller's context, sniffio's "current
+    # async library" cleared (as anyio does in its worker threads).
+    context = contextvars.copy_context()
+    if _sniffio_cvar is not None:
+        context.run(_sniffio_cvar.set, None)
+    return context
 
 
 def _key(fn: Callable[[], Any]) -> int:
@@ -553,6 +633,114 @@ def _wait_briefly(job: _Job) -> bool:
         slow.clear()
     slow[_key(job.fn)] = SLOW_SKIPS
     return finished
+
+
+class Batched:
+    """What awaiting a `run_batched` call first yields to the one stepping it by
+    hand (never to an event loop): its job, not yet submitted. The stepper
+    submits the jobs of several calls together (`wait_batch`), then sends each
+    finished job's `outcome` into its coroutine (``send(result)`` or
+    ``throw(error)``); a call it cannot finish so goes on the asynchronous way,
+    `wait`, whose result or exception the stepper passes on the same way.
+    ``brief`` False (its function outlasted a brief wait lately, `SLOW_SKIPS`):
+    the batch does not wait for it."""
+
+    __slots__ = ("brief", "job")
+
+    def __init__(self, job: _Job, brief: bool) -> None:
+        self.job = job
+        self.brief = brief
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        return (yield self)
+
+    @property
+    def finished(self) -> bool:
+        """The job has finished (after `wait_batch`): its `outcome` is there."""
+        return self.job.state == _FINISHED
+
+    def outcome(self) -> tuple[Any, BaseException | None]:
+        """The finished job's result, or its exception (taken)."""
+        job = self.job
+        if job.error is None:  # the common case, without a call
+            return job.result, None
+        return job.result, _error(job)
+
+    def abandon(self) -> None:
+        """Its request was cancelled: give the job up now (see `cancelled`); the
+        await, in the request's cancelled scope, then raises the cancellation."""
+        _pool.abandon(self.job)
+
+    async def wait(self) -> Any:
+        """The asynchronous way: wait for the job as an unbatched call does
+        (submitting it now if no batch did), and return its result or raise."""
+        job = self.job
+        if not job.submitted:
+            return await job.inbox.wait(job)
+        # Submitted with a batch whose caller no longer waits for it: from now on
+        # the worker posts it to the inbox, whose waiter is set before the loop runs.
+        with _pool._lock:
+            job.woken = None
+            waits = job.state != _FINISHED and not job.abandoned
+        if waits:
+            return await job.inbox.wait(job)
+        try:
+            # Where an unbatched call would wait: its request's cancellation lands here.
+            await anyio.lowlevel.checkpoint()
+        except BaseException:
+            _pool.abandon(job)
+            raise
+        if job.abandoned:
+            raise RuntimeError("the job was given up, but its request was not cancelled")
+        result, error = self.outcome()
+        if error is not None:
+            raise error
+        return result
+
+
+def submit_batch(calls: list[Batched]) -> None:
+    """Hand the jobs of ``calls`` to the workers together (one lock, at most one
+    wake-up), their results held for their caller (`wait_batch`, `Batched.wait`)."""
+    _submit_batch(calls, [])
+
+
+def _submit_batch(waited: list[Batched], others: list[Batched]) -> _Batch:
+    # The jobs of ``waited`` first, in a batch whose lock the caller may wait on;
+    # those of ``others`` behind them (a slow one must not hold them up), held
+    # the same way for `Batched.wait`.
+    batch = _Batch(len(waited))
+    jobs = []
+    for calls, held in ((waited, batch), (others, _Batch(len(others)))):
+        for call in calls:
+            job = call.job
+            job.woken = held.woken
+            job.batch = held
+            job.submitted = True
+            jobs.append(job)
+    _pool.submit_all(jobs)
+    return batch
+
+
+def wait_batch(calls: list[Batched]) -> None:
+    """Submit the jobs of ``calls`` together and wait for those of the ``brief``
+    ones with this thread blocked, up to `BRIEF_WAIT` in all: one sleep of the
+    loop's thread for the batch. Then `Batched.finished` tells which finished;
+    the functions of those still running when the wait ran out skip the brief
+    wait, batched or not, for their next `SLOW_SKIPS` calls."""
+    waited = [call for call in calls if call.brief]
+    others = [call for call in calls if not call.brief] if len(waited) < len(calls) else []
+    if not waited:
+        _submit_batch(waited, others)
+        return
+    if _submit_batch(waited, others).woken.acquire(True, BRIEF_WAIT):
+        return
+    for call in waited:
+        job = call.job
+        if job.state == _RUNNING:  # not one still queued behind a slow one
+            slow = job.inbox.slow
+            if len(slow) >= _MAX_SLOW:
+                slow.clear()
+            slow[_key(job.fn)] = SLOW_SKIPS
 
 
 _brief_wait = True

@@ -220,9 +220,10 @@ class Peer(Protocol):
         """
         ...
 
-    async def run_sync(self, fn: Callable[[], _A]) -> _A:
-        """Run a plain function off the event loop (a worker thread), return its
-        result or raise its exception."""
+    def run_sync(self, fn: Callable[[], _A]) -> Awaitable[_A]:
+        """Run a plain function off the event loop (a worker thread): awaited,
+        return its result or raise its exception. (A plain method returning the
+        awaitable, so that the runtime can hand back what needs no frame.)"""
         ...
 
     async def send_notification(self, method: str, params: Any) -> None:

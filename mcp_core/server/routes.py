@@ -48,15 +48,23 @@ __all__ = ["Routes"]
 
 _T = TypeVar("_T")
 
+_NOT_AWAITABLE = frozenset({str, dict, list, tuple, int, float, bool, bytes, type(None)})
+"""Results that cannot be awaited, by exact type: what most handlers return skips
+`inspect.isawaitable` (a Python call and an ABC check). Being a plain function,
+known when it is registered, does not say as much: a ``def`` may return an
+awaitable (one that wraps an ``async def`` without saying so), which is awaited."""
+
 
 async def _invoke(info: FunctionInfo, values: dict[str, Any], ctx: Context) -> Any:
     if info.threaded:
-        # A plain function may block: the runtime runs it in a worker thread.
-        result = await ctx.run_sync(partial(info.call, values, ctx))
+        # A plain function may block: the runtime runs it in a worker thread. The
+        # peer's own wait, not `Context.run_sync`'s around it: one frame less.
+        result = await ctx.peer.run_sync(partial(info.call, values, ctx))
     else:
         result = info.call(values, ctx)
     # An async def handler's coroutine first: isawaitable is a Python call.
-    if type(result) is CoroutineType or inspect.isawaitable(result):
+    kind = type(result)
+    if kind is CoroutineType or (kind not in _NOT_AWAITABLE and inspect.isawaitable(result)):
         result = await result
     return result
 
@@ -219,12 +227,14 @@ class Routes(RoundTrips):
     ) -> Any:
         info = entry.info
         try:
+            # `_invoke`, inlined: one coroutine less per call.
             if info.threaded:
-                value = await _invoke(info, values, ctx)
-            else:  # _invoke's other half, inlined: one coroutine less per call
+                value = await ctx.peer.run_sync(partial(info.call, values, ctx))
+            else:
                 value = info.call(values, ctx)
-                if type(value) is CoroutineType or inspect.isawaitable(value):
-                    value = await value
+            kind = type(value)  # as in `_invoke`
+            if kind is CoroutineType or (kind not in _NOT_AWAITABLE and inspect.isawaitable(value)):
+                value = await value
             return tool_result(value, structured=entry.structured, wrap=entry.wrap)
         except McpError:
             raise

@@ -263,6 +263,49 @@ async def test_the_brief_wait_gives_what_the_asynchronous_wait_gives(
     ]
 
 
+async def _batched_outcomes(fns: list[Callable[[], Any]]) -> list[tuple[str, Any]]:
+    # What `transports.serving` does with the calls of one read: step each to its
+    # `Batched`, wait for the batch, then finish each (here, or the asynchronous way).
+    async def one(fn: Callable[[], Any]) -> Any:
+        return await threads.run_batched(fn, threads.loop_inbox())
+
+    calls = [one(fn) for fn in fns]
+    marks = [call.send(None) for call in calls]
+    assert all(type(mark) is threads.Batched for mark in marks)
+    threads.wait_batch(marks)
+    outcomes: list[tuple[str, Any]] = []
+    for call, mark in zip(calls, marks, strict=True):
+        if mark.finished:
+            result, error = mark.outcome()
+        else:
+            try:
+                result, error = await mark.wait(), None
+            except Exception as exc:
+                result, error = None, exc
+        try:
+            if error is None:
+                call.send(result)
+            else:
+                call.throw(error)
+        except StopIteration as stop:
+            outcomes.append(("value", stop.value))
+        except Exception as exc:
+            outcomes.append((type(exc).__name__, str(exc)))
+    return outcomes
+
+
+async def test_a_batch_gives_what_the_asynchronous_wait_gives(
+    anyio_backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(backend, "native", True)  # the pool, whatever the environment
+    _where.set("caller")
+    cases = _outcome_cases(threading.get_ident())
+    with anyio.fail_after(LIMIT):
+        for _ in range(2):  # the second time, "slow" is not waited for
+            reference = [await _outcome(fn, brief=False) for fn in cases.values()]
+            assert await _batched_outcomes(list(cases.values())) == reference
+
+
 async def test_a_function_that_outlasts_the_brief_wait_skips_it_for_a_while(
     anyio_backend: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
