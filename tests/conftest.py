@@ -15,12 +15,25 @@ skipped where trio is not installed: it is an extra).
 The helper modules beside this file (`helpers`, `runtime_helpers`, `paths`, ...) are
 imported by plain name from tests at any depth: pytest puts this folder on sys.path
 when it loads this conftest.
+
+Bytecode: the suite starts several hundred Python processes (servers, the command
+line, workers). Where PYTHONDONTWRITEBYTECODE is set, as on some CI machines, each
+of them compiled the repository's modules again (`import transports`: 0.48 s of CPU
+without bytecode, 0.22 s with), and each xdist worker rewrote every test module. So
+the run compiles the repository once, before its workers start, and lets them and
+their children write and read `__pycache__` (ignored by git): 14% less CPU on
+tests/transports/cli (`/usr/bin/time python -m pytest -o addopts='' -n 2
+tests/transports/cli`, 100 s -> 86 s of user time).
 """
 
 from __future__ import annotations
 
+import compileall
 import importlib.util
+import os
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -34,6 +47,17 @@ settings.load_profile("mcp-core")
 
 
 _NO_TRIO = importlib.util.find_spec("trio") is None
+
+_ROOT = Path(__file__).resolve().parent.parent
+_PACKAGES = ("mcp_core", "transports", "benchmarks", "examples", "tests")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput") or not os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+        return  # an xdist worker (its controller did it), or bytecode is written anyway
+    sys.dont_write_bytecode = False
+    for package in _PACKAGES:
+        compileall.compile_dir(_ROOT / package, quiet=1, workers=1)
 
 
 @pytest.fixture(
