@@ -55,6 +55,9 @@ ALLOWED = frozenset(
         # Entropy for session ids, task ids and sealing keys: the only thing the core
         # takes from the operating system, and it neither waits nor blocks.
         "secrets",
+        # The live task engines, which telemetry counts by status
+        # (mcp_core/tasks/engine.py:ENGINES): no I/O, no waiting.
+        "weakref",
     }
 )
 """Modules mcp_core may import. Not here, on purpose: time, os, io, socket, select,
