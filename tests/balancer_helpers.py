@@ -212,6 +212,24 @@ async def ports_by_pid(deployment: Deployment) -> dict[str, int]:
     return {await Modern(port).text("worker"): port for port in deployment.worker_ports}
 
 
+async def exited(pid: int) -> None:
+    """Wait (within LIMIT) until process ``pid`` has exited: gone, or a zombie,
+    whose sockets, its listening one included, are closed. A worker killed with
+    SIGKILL can cut a stream before its exit has closed the listening socket;
+    a connection HAProxy opens meanwhile is accepted and then reset, and its
+    request answered 502 (seen once in a full run with six xdist workers)."""
+    stat = Path(f"/proc/{pid}/stat")
+    with anyio.fail_after(LIMIT):
+        while True:
+            try:
+                state = stat.read_text().rpartition(")")[2].split()[0]
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                return
+            if state in ("Z", "X"):
+                return
+            await anyio.sleep(0.01)
+
+
 async def stopped_on(port: int, label: str) -> None:
     """Wait (within LIMIT) until the worker on ``port`` lists ``label`` among
     the calls cancelled there (its handler notes it as it unwinds)."""

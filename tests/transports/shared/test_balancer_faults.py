@@ -18,6 +18,7 @@ from balancer_helpers import (
     Deployment,
     Legacy,
     Modern,
+    exited,
     pause_call,
 )
 from http_helpers import RawClient, data, modern_headers
@@ -56,6 +57,7 @@ async def test_a_worker_killed_mid_call_fails_that_call_only(deployment: Deploym
             # The stream is cut before its answer: the client sees the call fail.
             with pytest.raises(h11.RemoteProtocolError, match="incomplete"):
                 await raw.events()
+            await exited(victim)
         # The other workers serve on; the balancer takes the dead one out.
         for _ in range(WORKERS * 2):
             assert int(await client.text("worker")) != victim
@@ -77,9 +79,11 @@ async def test_a_legacy_call_whose_worker_is_killed_ends_in_an_error_when_resume
             await raw.send("POST", call, **headers)
             assert (await raw.head()).headers["content-type"] == "text/event-stream"
             seen = await raw.events(lambda got: bool(data(got)))
-            os.kill(int(data(seen)[-1]["params"]["message"]), signal.SIGKILL)
+            victim = int(data(seen)[-1]["params"]["message"])
+            os.kill(victim, signal.SIGKILL)
             with pytest.raises(h11.RemoteProtocolError, match="incomplete"):
                 await raw.events()
+            await exited(victim)
         async with RawClient(deployment.port) as again:
             await again.send("GET", last_event_id=seen[0].id, **headers)
             assert (await again.head()).status == 200
