@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import random
 import socket
 import subprocess
 import sys
@@ -111,12 +112,29 @@ def main(argv: list[str] | None = None) -> None:
         pass
 
 
-def free_port() -> int:
-    """A loopback port free a moment ago (the child binds it right away)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+def free_port(count: int = 1) -> int:
+    """The first of ``count`` consecutive loopback ports free a moment ago, below the
+    ephemeral range (32768 and up on Linux).
+
+    A port the kernel hands out for ``bind(0)`` is the next one it may hand to any
+    other process that binds port 0 or connects out, before our child has bound it;
+    a port below that range is taken only by another caller of this function.
+    """
+    rng = random.Random()
+    for _ in range(200):
+        base = rng.randrange(20_000, 32_000)
+        if all(_free(base + n) for n in range(count)):
+            return base
+    raise RuntimeError("no free loopback ports between 20000 and 32000")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 @contextmanager

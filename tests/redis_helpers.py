@@ -7,7 +7,6 @@ bounded."""
 
 from __future__ import annotations
 
-import random
 import socket
 import subprocess
 import time
@@ -20,6 +19,7 @@ from typing import Any, Final
 from debian_helpers import debian_program
 from limits import HANG
 
+from benchmarks.http_servers import free_port
 from mcp_core.http.shared import MemoryEventLog, MemorySessionRegistry
 from mcp_core.server import MemoryOnceStore
 from mcp_core.tasks import MemoryTaskStore
@@ -28,25 +28,11 @@ from transports.bus import MemoryBus
 START_LIMIT: Final = HANG
 
 
-def _free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
 def free_ports(count: int = 1) -> int:
-    """The first of ``count`` consecutive free ports, below the ephemeral range
-    (32768 and up on Linux), so that no outgoing connection takes one between
-    this check and the bind (or while Redis restarts)."""
-    rng = random.Random()
-    for _ in range(200):
-        base = rng.randrange(20_000, 32_000)
-        if all(_free(base + n) for n in range(count)):
-            return base
-    raise RuntimeError("no free ports")
+    """The first of ``count`` consecutive free ports, below the ephemeral range,
+    so that no outgoing connection takes one between this check and the bind (or
+    while Redis restarts)."""
+    return free_port(count)
 
 
 def _answers_ping(port: int) -> bool:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -21,6 +20,8 @@ import pytest
 from anyio.abc import Process
 from limits import HANG
 from runtime_helpers import LIMIT
+
+from benchmarks.http_servers import free_port
 
 ROOT = paths.ROOT
 EXAMPLES = paths.EXAMPLES
@@ -178,13 +179,6 @@ def second() -> str:
     return "2"
 """
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 async def tool_names(url: str) -> list[str]:

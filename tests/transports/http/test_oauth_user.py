@@ -4,7 +4,6 @@ listener, and the headless prompt."""
 from __future__ import annotations
 
 import io
-import socket
 import threading
 import urllib.request
 
@@ -12,15 +11,10 @@ import anyio
 import pytest
 from net_helpers import LIMIT
 
+from benchmarks.http_servers import free_port
 from transports.http.oauth_user import browser_agent, headless_agent, wait_for_redirect
 
 pytestmark = pytest.mark.anyio
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def test_the_browser_comes_back_to_the_loopback_listener() -> None:
