@@ -40,7 +40,14 @@ class RedisBus:
     @contextlib.asynccontextmanager
     async def listen(self, topic: str) -> AsyncIterator[AsyncIterator[bytes]]:
         channel = self._channel(topic).encode()
-        pubsub = self.connection.client.pubsub(channels=[channel], retry_policy=NoRetryPolicy())
+        # The confirmation may take as long as any command (coredis waits 1 s),
+        # which a loaded worker's loop can exceed, and a listener that fails at
+        # first is only tried again a second later.
+        pubsub = self.connection.client.pubsub(
+            channels=[channel],
+            retry_policy=NoRetryPolicy(),
+            subscription_timeout=self.connection.timeout,
+        )
         async with pubsub:
             # Subscribed once the confirmation is read: from then on nothing
             # published is missed.
