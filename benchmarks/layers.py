@@ -13,9 +13,12 @@ import importlib
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from .harness import CaseResult, Settings
+if TYPE_CHECKING:
+    # Types only: every `mcp-core` command builds the bench parser from LAYERS,
+    # and a server started per session should not load the timing harness.
+    from .harness import CaseResult, Settings
 
 __all__ = [
     "LAYERS",

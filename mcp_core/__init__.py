@@ -4,36 +4,41 @@ Bytes and messages go in, events and bytes come out; nothing here reads a socket
 starts a task or looks at a clock. docs/architecture.md maps the packages.
 """
 
-from .http import (
-    HttpClientConfig,
-    HttpClientEndpoint,
-    HttpEndpoint,
-    HttpServerConfig,
-)
-from .server import (
-    Context,
-    McpError,
-    ResourceNotFoundError,
-    Server,
-    UrlElicitationRequiredError,
-)
-from .session import (
-    ClientConfig,
-    ClientSession,
-    ServerConfig,
-    ServerSession,
-    SessionState,
-)
-from .types import (
-    LATEST_REVISION,
-    REVISIONS,
-)
-from .wire import (
-    Limits,
-    LocalProtocolError,
-    ProtocolError,
-    RemoteProtocolError,
-)
+from typing import TYPE_CHECKING, Final
+
+from .lazy import export
+
+if TYPE_CHECKING:
+    from .http import (
+        HttpClientConfig,
+        HttpClientEndpoint,
+        HttpEndpoint,
+        HttpServerConfig,
+    )
+    from .server import (
+        Context,
+        McpError,
+        ResourceNotFoundError,
+        Server,
+        UrlElicitationRequiredError,
+    )
+    from .session import (
+        ClientConfig,
+        ClientSession,
+        ServerConfig,
+        ServerSession,
+        SessionState,
+    )
+    from .types import (
+        LATEST_REVISION,
+        REVISIONS,
+    )
+    from .wire import (
+        Limits,
+        LocalProtocolError,
+        ProtocolError,
+        RemoteProtocolError,
+    )
 
 __version__ = "0.1.0"
 
@@ -60,3 +65,21 @@ __all__ = [
     "LATEST_REVISION",
     "REVISIONS",
 ]
+
+_WHERE: Final = {
+    ".http": ("HttpClientConfig", "HttpClientEndpoint", "HttpEndpoint", "HttpServerConfig"),
+    ".server": (
+        "Context",
+        "McpError",
+        "ResourceNotFoundError",
+        "Server",
+        "UrlElicitationRequiredError",
+    ),
+    ".session": ("ClientConfig", "ClientSession", "ServerConfig", "ServerSession", "SessionState"),
+    ".types": ("LATEST_REVISION", "REVISIONS"),
+    ".wire": ("Limits", "LocalProtocolError", "ProtocolError", "RemoteProtocolError"),
+}
+
+
+def __getattr__(name: str) -> object:
+    return export(__name__, name, _WHERE, globals())

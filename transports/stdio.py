@@ -21,19 +21,22 @@ import sys
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
 from mcp_core import REVISIONS, Limits, Server
 from mcp_core.wire import DEFAULT_LIMITS, DEFAULT_MAX_LINE_BYTES
 
-from .client import Client, Connector
 from .driver import DEFAULT_MAX_CONCURRENCY, Driver
 from .pump import DEFAULT_MAX_OUTBOX_BYTES, pump
 from .server_connection import serve_stream
 from .stdio_process import DEFAULT_SHUTDOWN_TIMEOUT, StdioProcess, open_stdio_process
 from .stdio_streams import stdio_server_stream
+
+if TYPE_CHECKING:
+    # The client side loads on first use: a stdio server never needs it.
+    from .client import Client, Connector
 
 __all__ = ["PYTHON_NAMES", "connect_stdio", "run_stdio", "serve_stdio", "stdio_connector"]
 
@@ -148,4 +151,6 @@ def connect_stdio(
             (``subprocess.DEVNULL``); by default it shares ours.
         client_options: anything `Client` takes.
     """
+    from .client import Client
+
     return Client(stdio_connector(argv, env=env, cwd=cwd, stderr=stderr), **client_options)

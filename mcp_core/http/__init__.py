@@ -16,61 +16,66 @@ refused headers, an older server), `tool_headers` (the `Mcp-Param-*` headers a t
 schema asks for), `urls`, `proxy` (which outbound proxy a request goes through, and how).
 """
 
-from .client import (
-    DEFAULT_MAX_ANSWER_BYTES,
-    HttpClientConfig,
-    HttpClientEndpoint,
-)
-from .client_actions import (
-    AbortExchange,
-    ClientAction,
-    ClientNote,
-    DeliverMessage,
-    EndpointClosed,
-    FailRequest,
-    HttpOrigin,
-    RequestFailure,
-    SendHttp,
-)
-from .config import (
-    DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_MAX_HEADER_BYTES,
-    DEFAULT_MAX_HEADERS,
-    DEFAULT_MAX_REQUESTS_IN_FLIGHT,
-    HttpServerConfig,
-)
-from .decisions import (
-    AuthRefusal,
-    Decision,
-    Dispatch,
-    EndSession,
-    HttpRequest,
-    OpenSseSession,
-    OpenStream,
-    Reply,
-    SendOnStream,
-)
-from .headers import (
-    LOOPBACK_HOSTS,
-    LOOPBACK_ORIGINS,
-    decode_header_value,
-    encode_header_value,
-    header_param_paths,
-)
-from .server import (
-    HttpEndpoint,
-)
-from .sessions import (
-    EventStore,
-    MemoryEventStore,
-)
-from .tool_headers import (
-    tool_header_map,
-)
-from .urls import (
-    resolve_endpoint,
-    split_url,
-)
+from typing import TYPE_CHECKING, Final
+
+from ..lazy import export
+
+if TYPE_CHECKING:
+    from .client import (
+        DEFAULT_MAX_ANSWER_BYTES,
+        HttpClientConfig,
+        HttpClientEndpoint,
+    )
+    from .client_actions import (
+        AbortExchange,
+        ClientAction,
+        ClientNote,
+        DeliverMessage,
+        EndpointClosed,
+        FailRequest,
+        HttpOrigin,
+        RequestFailure,
+        SendHttp,
+    )
+    from .config import (
+        DEFAULT_MAX_BODY_BYTES,
+        DEFAULT_MAX_HEADER_BYTES,
+        DEFAULT_MAX_HEADERS,
+        DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+        HttpServerConfig,
+    )
+    from .decisions import (
+        AuthRefusal,
+        Decision,
+        Dispatch,
+        EndSession,
+        HttpRequest,
+        OpenSseSession,
+        OpenStream,
+        Reply,
+        SendOnStream,
+    )
+    from .headers import (
+        LOOPBACK_HOSTS,
+        LOOPBACK_ORIGINS,
+        decode_header_value,
+        encode_header_value,
+        header_param_paths,
+    )
+    from .server import (
+        HttpEndpoint,
+    )
+    from .sessions import (
+        EventStore,
+        MemoryEventStore,
+    )
+    from .tool_headers import (
+        tool_header_map,
+    )
+    from .urls import (
+        resolve_endpoint,
+        split_url,
+    )
 
 __all__ = [
     "DEFAULT_MAX_ANSWER_BYTES",
@@ -111,3 +116,51 @@ __all__ = [
     "resolve_endpoint",
     "split_url",
 ]
+
+_WHERE: Final = {
+    ".client": ("DEFAULT_MAX_ANSWER_BYTES", "HttpClientConfig", "HttpClientEndpoint"),
+    ".client_actions": (
+        "AbortExchange",
+        "ClientAction",
+        "ClientNote",
+        "DeliverMessage",
+        "EndpointClosed",
+        "FailRequest",
+        "HttpOrigin",
+        "RequestFailure",
+        "SendHttp",
+    ),
+    ".config": (
+        "DEFAULT_MAX_BODY_BYTES",
+        "DEFAULT_MAX_HEADER_BYTES",
+        "DEFAULT_MAX_HEADERS",
+        "DEFAULT_MAX_REQUESTS_IN_FLIGHT",
+        "HttpServerConfig",
+    ),
+    ".decisions": (
+        "AuthRefusal",
+        "Decision",
+        "Dispatch",
+        "EndSession",
+        "HttpRequest",
+        "OpenSseSession",
+        "OpenStream",
+        "Reply",
+        "SendOnStream",
+    ),
+    ".headers": (
+        "LOOPBACK_HOSTS",
+        "LOOPBACK_ORIGINS",
+        "decode_header_value",
+        "encode_header_value",
+        "header_param_paths",
+    ),
+    ".server": ("HttpEndpoint",),
+    ".sessions": ("EventStore", "MemoryEventStore"),
+    ".tool_headers": ("tool_header_map",),
+    ".urls": ("resolve_endpoint", "split_url"),
+}
+
+
+def __getattr__(name: str) -> object:
+    return export(__name__, name, _WHERE, globals())

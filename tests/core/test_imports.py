@@ -38,6 +38,9 @@ ALLOWED = frozenset(
         "heapq",
         "hmac",
         "inspect",
+        # A package's own names on first use (mcp_core/lazy.py): ``import_module``
+        # of mcp_core modules only, as an import statement would.
+        "importlib",
         "ipaddress",
         "itertools",
         # The application layer logs handler failures (logger "mcp_core"), importing
