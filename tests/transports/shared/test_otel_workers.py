@@ -26,6 +26,7 @@ from http_helpers import (
     reply_of,
     running,
 )
+from limits import HANG
 from otel_helpers import one_trace, parent_of, recorded
 from redis_helpers import RedisProcess
 
@@ -46,7 +47,9 @@ def worker(redis_url: str, prefix: str, tracer: Any, served: list[str]) -> Serve
         with tracer.start_as_current_span("tool work"):
             return served[-1]
 
-    share_on_redis(server, redis_url, prefix=prefix, state_keys=[KEY])
+    # Redis's answers (and its SUBSCRIBE confirmations) get the suite's bound, not
+    # the 2 s default: a loaded machine must not turn a slow answer into a lost one.
+    share_on_redis(server, redis_url, prefix=prefix, state_keys=[KEY], timeout=HANG)
     return server
 
 
