@@ -66,6 +66,8 @@ __all__ = [
     "REVISIONS",
 ]
 
+# What the names above come from, imported when one is first asked for
+# (mcp_core/lazy.py): a process loads only the modules it uses.
 _WHERE: Final = {
     ".http": ("HttpClientConfig", "HttpClientEndpoint", "HttpEndpoint", "HttpServerConfig"),
     ".server": (

@@ -63,6 +63,8 @@ __all__ = [
     "asgi_app",
 ]
 
+# What the names above come from, imported when one is first asked for
+# (mcp_core/lazy.py): a process loads only the modules it uses.
 _WHERE: Final = {
     ".client": ("Client", "Connector", "Subscription"),
     ".driver": ("ConnectionClosed", "Driver"),

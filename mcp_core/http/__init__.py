@@ -117,6 +117,8 @@ __all__ = [
     "split_url",
 ]
 
+# What the names above come from, imported when one is first asked for
+# (mcp_core/lazy.py): a process loads only the modules it uses.
 _WHERE: Final = {
     ".client": ("DEFAULT_MAX_ANSWER_BYTES", "HttpClientConfig", "HttpClientEndpoint"),
     ".client_actions": (
