@@ -40,6 +40,7 @@ import os
 import shlex
 import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -828,6 +829,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _take_ctrl_c() -> None:
+    # Ctrl-C (SIGINT) stops every command with status 130, however it was started.
+    # A shell without job control starts a background job with SIGINT ignored, and
+    # Python then leaves it ignored: `serve` on stdio, or on trio, would outlive
+    # Ctrl-C and `kill -INT`, while `serve --transport http` on asyncio (whose
+    # handlers replace the disposition) stopped. A server stops on SIGINT, as
+    # uvicorn's does; the MCP client's own way to stop a stdio server (closing its
+    # stdin, then SIGTERM) is unchanged.
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -852,6 +867,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     args.command_line = shlex.join(["mcp-core", *args_list])
     args.arguments = args_list
+    _take_ctrl_c()
     try:
         return handler(args)
     except KeyboardInterrupt:

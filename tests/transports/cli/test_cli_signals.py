@@ -40,10 +40,20 @@ INITIALIZE = json.dumps(
 ).encode()
 
 
+IGNORING_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'transports', *sys.argv[1:]])"
+)
+"""Starts ``mcp-core`` with SIGINT ignored, as a shell without job control starts a
+background job (an ignored signal stays ignored across ``exec``)."""
+
+
 @asynccontextmanager
-async def cli(*args: str, **options: Any) -> AsyncIterator[Process]:
-    """``mcp-core ARGS`` in a process of its own; stopped on the way out if still running."""
-    process = await anyio.open_process([sys.executable, "-m", "transports", *args], **options)
+async def cli(*args: str, sigint_ignored: bool = False, **options: Any) -> AsyncIterator[Process]:
+    """``mcp-core ARGS`` in a process of its own; stopped on the way out if still running.
+    With ``sigint_ignored``, it starts with SIGINT ignored."""
+    start = ["-c", IGNORING_SIGINT] if sigint_ignored else ["-m", "transports"]
+    process = await anyio.open_process([sys.executable, *start, *args], **options)
     try:
         yield process
     finally:
@@ -79,13 +89,15 @@ async def read_rest(stream: Any) -> bytes:
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
 @pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("sigint", ["default", "ignored"])
 async def test_ctrl_c_on_serve_exits_130_quietly(
-    anyio_backend: str, backend: str, transport: str
+    anyio_backend: str, backend: str, transport: str, sigint: str
 ) -> None:
+    # Also when started with SIGINT ignored (a background job of a script).
     args = ["serve", str(EXAMPLES / "hello.py"), "--backend", backend]
     if transport == "http":
         args += ["--transport", "http", "--port", "0"]
-    async with cli(*args, cwd=ROOT) as process:
+    async with cli(*args, cwd=ROOT, sigint_ignored=sigint == "ignored") as process:
         assert process.stdin is not None and process.stdout is not None
         assert process.stderr is not None
         with anyio.fail_after(LIMIT * 2):
