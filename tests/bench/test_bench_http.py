@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import anyio
@@ -11,6 +12,7 @@ from limits import HANG
 
 from benchmarks import http
 from benchmarks.h11_echo import H11EchoClient, answer_body, serve_echo
+from benchmarks.http_servers import free_port
 from benchmarks.layers import LAYERS, peer_client
 
 TIMEOUT_S = 240
@@ -129,3 +131,19 @@ def test_a_peer_that_fails_to_close_is_reported_and_the_run_goes_on() -> None:
     anyio.run(main)
     assert len(lines) == 1
     assert lines[0].startswith("FastMCP: its client did not close cleanly (ExceptionGroup(")
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_free_ports_are_below_the_ephemeral_range(count: int) -> None:
+    # A port from bind(0) may go to any other process before our child binds it
+    # (Linux hands out 32768 and up); these come from below that range, and all
+    # ``count`` of them can be bound.
+    base = free_port(count)
+    assert base >= 20_000 and base + count <= 32_000
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for offset, sock in enumerate(sockets):
+            sock.bind(("127.0.0.1", base + offset))
+    finally:
+        for sock in sockets:
+            sock.close()
